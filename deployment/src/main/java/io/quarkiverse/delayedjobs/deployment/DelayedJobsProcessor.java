@@ -1,0 +1,251 @@
+package io.quarkiverse.delayedjobs.deployment;
+
+import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.BLOCKING;
+import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.COMPLETION_STAGE;
+import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.DELAYED;
+import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.JOB_CONTEXT;
+import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.NON_BLOCKING;
+import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.RUN_ON_VIRTUAL_THREAD;
+import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.UNI;
+import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.VOID;
+
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import jakarta.inject.Singleton;
+
+import org.jboss.jandex.AnnotationInstance;
+import org.jboss.jandex.AnnotationValue;
+import org.jboss.jandex.ClassInfo;
+import org.jboss.jandex.ClassType;
+import org.jboss.jandex.DotName;
+import org.jboss.jandex.IndexView;
+import org.jboss.jandex.MethodInfo;
+import org.jboss.jandex.Type;
+
+import io.quarkiverse.delayedjobs.runtime.DelayedJobsRecorder;
+import io.quarkiverse.delayedjobs.runtime.DelayedSchedulerImpl;
+import io.quarkiverse.delayedjobs.runtime.ExecutionModel;
+import io.quarkiverse.delayedjobs.runtime.HandlerDefinition;
+import io.quarkiverse.delayedjobs.runtime.HandlerRegistry;
+import io.quarkiverse.delayedjobs.runtime.JobArguments;
+import io.quarkiverse.delayedjobs.runtime.PayloadCodec;
+import io.quarkiverse.delayedjobs.runtime.ReactiveDelayedSchedulerImpl;
+import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsBuildTimeConfig;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
+import io.quarkiverse.delayedjobs.runtime.worker.DelayedJobsEngine;
+import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
+import io.quarkus.arc.deployment.AutoAddScopeBuildItem;
+import io.quarkus.arc.deployment.BeanDiscoveryFinishedBuildItem;
+import io.quarkus.arc.deployment.InvokerFactoryBuildItem;
+import io.quarkus.arc.deployment.SyntheticBeanBuildItem;
+import io.quarkus.arc.deployment.TransformedAnnotationsBuildItem;
+import io.quarkus.arc.deployment.UnremovableBeanBuildItem;
+import io.quarkus.arc.deployment.ValidationPhaseBuildItem.ValidationErrorBuildItem;
+import io.quarkus.arc.processor.BeanInfo;
+import io.quarkus.arc.processor.BuiltinScope;
+import io.quarkus.deployment.annotations.BuildProducer;
+import io.quarkus.deployment.annotations.BuildStep;
+import io.quarkus.deployment.annotations.ExecutionTime;
+import io.quarkus.deployment.annotations.Record;
+import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
+import io.quarkus.deployment.builditem.FeatureBuildItem;
+import io.quarkus.deployment.builditem.nativeimage.ReflectiveHierarchyBuildItem;
+import io.quarkus.deployment.execannotations.ExecutionModelAnnotationsAllowedBuildItem;
+import io.quarkus.deployment.recording.RecorderContext;
+import io.quarkus.redis.client.RedisClientName;
+import io.quarkus.redis.deployment.client.RequestedRedisClientBuildItem;
+import io.quarkus.redis.runtime.client.config.RedisConfig;
+import io.quarkus.runtime.RuntimeValue;
+import io.vertx.redis.client.Redis;
+
+class DelayedJobsProcessor {
+
+    private static final String FEATURE = "delayed-jobs";
+
+    @BuildStep
+    FeatureBuildItem feature() {
+        return new FeatureBuildItem(FEATURE);
+    }
+
+    @BuildStep
+    void beans(BuildProducer<AdditionalBeanBuildItem> beans, BuildProducer<AutoAddScopeBuildItem> autoScopes,
+            BuildProducer<UnremovableBeanBuildItem> unremovable) {
+        beans.produce(AdditionalBeanBuildItem.builder().setUnremovable()
+                .addBeanClasses(PayloadCodec.class, ReactiveDelayedSchedulerImpl.class, DelayedSchedulerImpl.class,
+                        DelayedJobsEngine.class)
+                .build());
+        autoScopes.produce(AutoAddScopeBuildItem.builder().containsAnnotations(DELAYED).defaultScope(BuiltinScope.SINGLETON)
+                .unremovable().reason("Found @Delayed methods").build());
+    }
+
+    @BuildStep
+    ExecutionModelAnnotationsAllowedBuildItem executionModelAnnotations() {
+        return new ExecutionModelAnnotationsAllowedBuildItem(method -> method.hasDeclaredAnnotation(DELAYED));
+    }
+
+    @BuildStep
+    RequestedRedisClientBuildItem redisClient(DelayedJobsBuildTimeConfig config) {
+        return new RequestedRedisClientBuildItem(config.redisClientName().orElse(RedisConfig.DEFAULT_CLIENT_NAME));
+    }
+
+    /**
+     * Finds the {@code @Delayed} methods of beans, reports every broken rule at once, and generates an invoker for
+     * each valid one.
+     */
+    @BuildStep
+    void discover(BeanDiscoveryFinishedBuildItem beanDiscovery, TransformedAnnotationsBuildItem annotations,
+            CombinedIndexBuildItem combinedIndex, InvokerFactoryBuildItem invokerFactory,
+            BuildProducer<DelayedMethodBuildItem> methods, BuildProducer<ValidationErrorBuildItem> errors,
+            BuildProducer<ReflectiveHierarchyBuildItem> reflection) {
+        IndexView index = combinedIndex.getIndex();
+        List<Throwable> problems = new ArrayList<>();
+        Map<String, MethodInfo> handlerOfQueue = new HashMap<>();
+        List<BeanInfo> beans = beanDiscovery.beanStream().classBeans().collect()
+                .stream().sorted(Comparator.comparing(b -> b.getBeanClass().toString())).toList();
+        for (BeanInfo bean : beans) {
+            ClassInfo clazz = bean.getTarget().get().asClass();
+            while (clazz != null) {
+                for (MethodInfo method : clazz.methods()) {
+                    AnnotationInstance delayed = annotations.getAnnotation(method, DELAYED);
+                    if (delayed == null) {
+                        continue;
+                    }
+                    int before = problems.size();
+                    DelayedMethodBuildItem item = validate(bean, method, delayed, annotations, handlerOfQueue,
+                            problems);
+                    if (problems.size() == before) {
+                        methods.produce(item.withInvoker(invokerFactory.createInvoker(bean, method)
+                                .withInstanceLookup().build()));
+                        if (item.getPayloadIndex() >= 0) {
+                            reflection.produce(ReflectiveHierarchyBuildItem
+                                    .builder(method.parameterType(item.getPayloadIndex()))
+                                    .source(describe(method)).build());
+                        }
+                    }
+                }
+                DotName superName = clazz.superName();
+                clazz = superName == null || superName.equals(DotName.OBJECT_NAME) ? null
+                        : index.getClassByName(superName);
+            }
+        }
+        if (!problems.isEmpty()) {
+            errors.produce(new ValidationErrorBuildItem(problems));
+        }
+    }
+
+    private static DelayedMethodBuildItem validate(BeanInfo bean, MethodInfo method, AnnotationInstance delayed,
+            TransformedAnnotationsBuildItem annotations, Map<String, MethodInfo> handlerOfQueue,
+            List<Throwable> problems) {
+        String queue = delayed.value().asString();
+        if (!JobArguments.QUEUE_NAME.matcher(queue).matches()) {
+            problems.add(problem("The queue name must match " + JobArguments.QUEUE_NAME.pattern() + ", was '" + queue
+                    + "'", method));
+        } else {
+            MethodInfo other = handlerOfQueue.putIfAbsent(queue, method);
+            if (other != null) {
+                problems.add(problem("Queue '" + queue + "' already has a handler, " + describe(other)
+                        + "; a queue has exactly one @Delayed method", method));
+            }
+        }
+        if (Modifier.isPrivate(method.flags())) {
+            problems.add(problem("A @Delayed method must not be private", method));
+        }
+        if (Modifier.isStatic(method.flags())) {
+            problems.add(problem("A @Delayed method must not be static", method));
+        }
+        int payloadIndex = -1;
+        int contextIndex = -1;
+        for (int i = 0; i < method.parametersCount(); i++) {
+            Type type = method.parameterType(i);
+            if (type.name().equals(JOB_CONTEXT)) {
+                if (contextIndex >= 0) {
+                    problems.add(problem("A @Delayed method may declare at most one JobContext parameter", method));
+                }
+                contextIndex = i;
+            } else {
+                if (payloadIndex >= 0) {
+                    problems.add(problem("A @Delayed method may declare at most one payload parameter besides"
+                            + " JobContext", method));
+                }
+                if (type.kind() == Type.Kind.PRIMITIVE || type.kind() == Type.Kind.TYPE_VARIABLE) {
+                    problems.add(problem("The payload parameter must be a class, parameterized or array type, was "
+                            + type, method));
+                }
+                payloadIndex = i;
+            }
+        }
+        boolean async = false;
+        Type returnType = method.returnType();
+        if (returnType.name().equals(UNI) || returnType.name().equals(COMPLETION_STAGE)) {
+            async = true;
+            if (returnType.kind() != Type.Kind.PARAMETERIZED_TYPE
+                    || !returnType.asParameterizedType().arguments().get(0).name().equals(VOID)) {
+                problems.add(problem("A @Delayed method must return void, Uni<Void> or CompletionStage<Void>, was "
+                        + returnType, method));
+            }
+        } else if (returnType.kind() != Type.Kind.VOID) {
+            problems.add(problem("A @Delayed method must return void, Uni<Void> or CompletionStage<Void>, was "
+                    + returnType, method));
+        }
+        boolean blocking = annotations.hasAnnotation(method, BLOCKING);
+        boolean nonBlocking = annotations.hasAnnotation(method, NON_BLOCKING);
+        boolean virtual = annotations.hasAnnotation(method, RUN_ON_VIRTUAL_THREAD);
+        if (nonBlocking && (virtual || blocking)) {
+            problems.add(problem("A @Delayed method must not be annotated both @NonBlocking and "
+                    + (virtual ? "@RunOnVirtualThread" : "@Blocking"), method));
+        }
+        ExecutionModel model = virtual ? ExecutionModel.VIRTUAL_THREAD
+                : nonBlocking ? ExecutionModel.EVENT_LOOP
+                        : blocking ? ExecutionModel.BLOCKING
+                                : async ? ExecutionModel.EVENT_LOOP : ExecutionModel.BLOCKING;
+        return new DelayedMethodBuildItem(bean, method, queue, model, payloadIndex, contextIndex, null,
+                stringValue(delayed, "cron"), stringValue(delayed, "timeZone"));
+    }
+
+    private static String stringValue(AnnotationInstance annotation, String name) {
+        AnnotationValue value = annotation.value(name);
+        return value == null || value.asString().isEmpty() ? null : value.asString();
+    }
+
+    static String describe(MethodInfo method) {
+        return method.declaringClass().name() + "#" + method.name() + "()";
+    }
+
+    /** Every build-time problem reads {@code <rule>: @Delayed declared on <Class>#<method>()}. */
+    static IllegalStateException problem(String rule, MethodInfo method) {
+        return new IllegalStateException(rule + ": @Delayed declared on " + describe(method));
+    }
+
+    @BuildStep
+    @Record(ExecutionTime.RUNTIME_INIT)
+    void register(DelayedJobsRecorder recorder, RecorderContext recorderContext, DelayedJobsBuildTimeConfig config,
+            List<DelayedMethodBuildItem> methods, BuildProducer<SyntheticBeanBuildItem> syntheticBeans) {
+        List<RuntimeValue<HandlerDefinition>> handlers = new ArrayList<>();
+        methods.stream().sorted(Comparator.comparing(DelayedMethodBuildItem::getQueue)).forEach(m -> {
+            MethodInfo method = m.getMethod();
+            handlers.add(recorder.handler(recorderContext.newInstance(m.getInvoker().getClassName()), m.getQueue(),
+                    m.getMethodDescription(),
+                    m.getPayloadIndex() < 0 ? null : method.parameterType(m.getPayloadIndex()).toString(),
+                    m.getPayloadIndex(), m.getContextIndex(), method.parametersCount(), m.getExecutionModel(),
+                    m.getCron(), m.getTimeZone()));
+        });
+        syntheticBeans.produce(SyntheticBeanBuildItem.configure(HandlerRegistry.class).scope(Singleton.class)
+                .setRuntimeInit().supplier(recorder.registry(handlers)).done());
+
+        String clientName = config.redisClientName().orElse(null);
+        SyntheticBeanBuildItem.ExtendedBeanConfigurator store = SyntheticBeanBuildItem.configure(JobStore.class)
+                .scope(Singleton.class).setRuntimeInit().createWith(recorder.jobStore(clientName));
+        if (clientName == null) {
+            store.addInjectionPoint(ClassType.create(Redis.class));
+        } else {
+            store.addInjectionPoint(ClassType.create(Redis.class), AnnotationInstance.builder(RedisClientName.class)
+                    .value(clientName).build());
+        }
+        syntheticBeans.produce(store.done());
+    }
+}

@@ -1,0 +1,29 @@
+package io.quarkiverse.delayedjobs;
+
+import java.time.Instant;
+
+/**
+ * A stored job as seen by {@code find} and {@code deadLetters}.
+ *
+ * @param queue the queue
+ * @param id the job id
+ * @param state pending, running or dead
+ * @param dueAt when the job is (or was) due
+ * @param attempts deliveries so far
+ * @param lastError the error of the last failed delivery, or {@code null}
+ * @param payload the payload as JSON text
+ * @param cron the cron expression of a recurring job, or {@code null}
+ */
+public record JobInfo(String queue, String id, State state, Instant dueAt, int attempts, String lastError, String payload,
+        String cron) {
+
+    /** Where a job is in its life. */
+    public enum State {
+        /** Waiting for its due time, or due and not yet claimed. */
+        PENDING,
+        /** Claimed by a worker whose lease has not run out. */
+        RUNNING,
+        /** Failed too often, or had an unreadable payload; kept in the bounded dead letters. */
+        DEAD
+    }
+}

@@ -1,0 +1,51 @@
+package io.quarkiverse.delayedjobs.runtime;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import jakarta.enterprise.invoke.Invoker;
+
+import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
+import io.quarkus.arc.SyntheticCreationalContext;
+import io.quarkus.redis.client.RedisClientName;
+import io.quarkus.runtime.RuntimeValue;
+import io.quarkus.runtime.annotations.Recorder;
+import io.vertx.redis.client.Redis;
+
+@Recorder
+public class DelayedJobsRecorder {
+
+    private final RuntimeValue<DelayedJobsRuntimeConfig> config;
+
+    public DelayedJobsRecorder(RuntimeValue<DelayedJobsRuntimeConfig> config) {
+        this.config = config;
+    }
+
+    /** Creates the job store on the Redis client the deployment step declared as injection point. */
+    public Function<SyntheticCreationalContext<JobStore>, JobStore> jobStore(String redisClientName) {
+        return context -> {
+            Redis redis = redisClientName == null ? context.getInjectedReference(Redis.class)
+                    : context.getInjectedReference(Redis.class, RedisClientName.Literal.of(redisClientName));
+            return new JobStore(redis, config.getValue());
+        };
+    }
+
+    public RuntimeValue<HandlerDefinition> handler(RuntimeValue<Invoker<Object, Object>> invoker, String queue,
+            String method, String payloadType, int payloadIndex, int contextIndex, int parameterCount,
+            ExecutionModel executionModel, String cron, String timeZone) {
+        return new RuntimeValue<>(new HandlerDefinition(queue, method, invoker.getValue(), payloadType, payloadIndex,
+                contextIndex, parameterCount, executionModel, cron, timeZone));
+    }
+
+    public Supplier<HandlerRegistry> registry(List<RuntimeValue<HandlerDefinition>> handlers) {
+        List<HandlerDefinition> definitions = new ArrayList<>(handlers.size());
+        for (RuntimeValue<HandlerDefinition> handler : handlers) {
+            definitions.add(handler.getValue());
+        }
+        HandlerRegistry registry = new HandlerRegistry(List.copyOf(definitions));
+        return () -> registry;
+    }
+}

@@ -1,0 +1,22 @@
+package io.quarkiverse.delayedjobs.runtime;
+
+import jakarta.enterprise.invoke.Invoker;
+
+/**
+ * A {@code @Delayed} method as validated at build time.
+ *
+ * @param queue the queue it handles
+ * @param method {@code Class#method()}, for messages
+ * @param invoker calls the method on the bean's contextual instance
+ * @param payloadType the canonical generic type of the payload parameter, or null when there is none
+ * @param payloadIndex the position of the payload parameter, or -1
+ * @param contextIndex the position of the {@code JobContext} parameter, or -1
+ * @param parameterCount the number of parameters
+ * @param executionModel where it runs
+ * @param cron the cron expression of a recurring handler, or null
+ * @param timeZone the zone of the cron expression, or null for UTC
+ */
+public record HandlerDefinition(String queue, String method, Invoker<Object, Object> invoker, String payloadType,
+        int payloadIndex, int contextIndex, int parameterCount, ExecutionModel executionModel, String cron,
+        String timeZone) {
+}

@@ -1,0 +1,80 @@
+package io.quarkiverse.delayedjobs.runtime;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.regex.Pattern;
+
+/**
+ * The rules producer arguments must follow, checked before anything is written. Each message names the argument and
+ * the rule.
+ */
+public final class JobArguments {
+
+    public static final Pattern QUEUE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    public static final int MAX_ID_BYTES = 512;
+    public static final int MAX_LIST_LIMIT = 10_000;
+    static final Instant LATEST_DUE = Instant.parse("9999-12-31T23:59:59.999Z");
+
+    private JobArguments() {
+    }
+
+    public static String queue(String queue) {
+        if (queue == null || !QUEUE_NAME.matcher(queue).matches()) {
+            throw new IllegalArgumentException("queue must match " + QUEUE_NAME.pattern() + ", was "
+                    + (queue == null ? "null" : "'" + queue + "'"));
+        }
+        return queue;
+    }
+
+    public static String id(String id) {
+        if (id == null || id.isBlank()) {
+            throw new IllegalArgumentException("id must not be blank, was " + (id == null ? "null" : "'" + id + "'"));
+        }
+        int bytes = id.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > MAX_ID_BYTES) {
+            throw new IllegalArgumentException(
+                    "id must be at most " + MAX_ID_BYTES + " bytes in UTF-8, was " + bytes + " bytes");
+        }
+        return id;
+    }
+
+    public static long dueAt(Instant dueAt) {
+        if (dueAt == null) {
+            throw new IllegalArgumentException("dueAt must not be null");
+        }
+        if (dueAt.isBefore(Instant.EPOCH) || dueAt.isAfter(LATEST_DUE)) {
+            throw new IllegalArgumentException(
+                    "dueAt must be between " + Instant.EPOCH + " and " + LATEST_DUE + ", was " + dueAt);
+        }
+        return dueAt.toEpochMilli();
+    }
+
+    public static long delay(Duration delay) {
+        if (delay == null) {
+            throw new IllegalArgumentException("delay must not be null");
+        }
+        if (delay.isNegative()) {
+            throw new IllegalArgumentException("delay must not be negative, was " + delay);
+        }
+        Duration longest = Duration.between(Instant.now(), LATEST_DUE);
+        if (delay.compareTo(longest) > 0) {
+            throw new IllegalArgumentException("delay must end before " + LATEST_DUE + ", was " + delay);
+        }
+        return delay.toMillis();
+    }
+
+    public static <T> T notNull(String name, T value) {
+        if (value == null) {
+            throw new IllegalArgumentException(name + " must not be null");
+        }
+        return value;
+    }
+
+    public static int limit(int limit) {
+        if (limit < 1 || limit > MAX_LIST_LIMIT) {
+            throw new IllegalArgumentException("limit must be between 1 and " + MAX_LIST_LIMIT + ", was " + limit);
+        }
+        return limit;
+    }
+}

@@ -1,0 +1,83 @@
+package io.quarkiverse.delayedjobs.runtime;
+
+import java.nio.charset.StandardCharsets;
+
+import jakarta.inject.Singleton;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * Payloads as JSON text, through the application's {@link ObjectMapper}.
+ */
+@Singleton
+public class PayloadCodec {
+
+    private final ObjectMapper mapper;
+
+    public PayloadCodec(ObjectMapper mapper) {
+        this.mapper = mapper;
+    }
+
+    /**
+     * Writes a payload as JSON and checks its size.
+     *
+     * @throws IllegalArgumentException naming {@code payload} when it cannot be written or is too large
+     */
+    public String write(Object payload, long maxBytes) {
+        String json;
+        if (payload instanceof JsonObject o) {
+            json = o.encode();
+        } else if (payload instanceof JsonArray a) {
+            json = a.encode();
+        } else {
+            try {
+                json = mapper.writeValueAsString(payload);
+            } catch (JsonProcessingException e) {
+                throw new IllegalArgumentException("payload must be serializable as JSON by the application's"
+                        + " ObjectMapper: " + e.getOriginalMessage(), e);
+            }
+        }
+        // Cheap upper bound first: a UTF-8 byte is never fewer than a third of a UTF-16 char.
+        if ((long) json.length() * 3 > maxBytes) {
+            int bytes = json.getBytes(StandardCharsets.UTF_8).length;
+            if (bytes > maxBytes) {
+                throw new IllegalArgumentException(
+                        "payload must be at most " + maxBytes + " bytes as JSON, was " + bytes + " bytes");
+            }
+        }
+        return json;
+    }
+
+    /**
+     * Reads a payload as the given type: a {@code String} parameter gets the value of a JSON string and the JSON text
+     * of anything else; a {@code JsonObject} parameter gets the parsed object.
+     */
+    public Object read(String json, JavaType type) throws Exception {
+        if ("null".equals(json)) {
+            return null;
+        }
+        Class<?> raw = type.getRawClass();
+        if (raw == String.class) {
+            JsonNode node = mapper.readTree(json);
+            return node.isTextual() ? node.textValue() : node.isNull() ? null : json;
+        }
+        if (raw == JsonObject.class) {
+            return new JsonObject(json);
+        }
+        if (raw == JsonArray.class) {
+            return new JsonArray(json);
+        }
+        return mapper.readValue(json, type);
+    }
+
+    public JavaType type(String canonicalName) {
+        return mapper.getTypeFactory().withClassLoader(Thread.currentThread().getContextClassLoader())
+                .constructFromCanonical(canonicalName);
+    }
+}

@@ -1,0 +1,98 @@
+package io.quarkiverse.delayedjobs.runtime;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import jakarta.inject.Singleton;
+
+import io.quarkiverse.delayedjobs.JobInfo;
+import io.quarkiverse.delayedjobs.OnConflict;
+import io.quarkiverse.delayedjobs.QueueStats;
+import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
+import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.Future;
+
+@Singleton
+public class ReactiveDelayedSchedulerImpl implements ReactiveDelayedScheduler {
+
+    private final JobStore store;
+    private final PayloadCodec codec;
+
+    public ReactiveDelayedSchedulerImpl(JobStore store, PayloadCodec codec) {
+        this.store = store;
+        this.codec = codec;
+    }
+
+    @Override
+    public Uni<ScheduleResult> schedule(String queue, String id, Object payload, Duration delay,
+            OnConflict onConflict) {
+        return call(() -> {
+            JobArguments.queue(queue);
+            JobArguments.id(id);
+            long delayMs = JobArguments.delay(delay);
+            JobArguments.notNull("onConflict", onConflict);
+            String json = codec.write(payload, store.config().maxPayloadSize().asLongValue());
+            return store.schedule(queue, id, json, delayMs, true, onConflict).map(JobStore.Scheduled::result);
+        });
+    }
+
+    @Override
+    public Uni<ScheduleResult> schedule(String queue, String id, Object payload, Instant dueAt,
+            OnConflict onConflict) {
+        return call(() -> {
+            JobArguments.queue(queue);
+            JobArguments.id(id);
+            long dueMs = JobArguments.dueAt(dueAt);
+            JobArguments.notNull("onConflict", onConflict);
+            String json = codec.write(payload, store.config().maxPayloadSize().asLongValue());
+            return store.schedule(queue, id, json, dueMs, false, onConflict).map(JobStore.Scheduled::result);
+        });
+    }
+
+    @Override
+    public Uni<Boolean> cancel(String queue, String id) {
+        return call(() -> store.cancel(JobArguments.queue(queue), JobArguments.id(id)));
+    }
+
+    @Override
+    public Uni<Boolean> reschedule(String queue, String id, Instant dueAt) {
+        return call(() -> store.reschedule(JobArguments.queue(queue), JobArguments.id(id), JobArguments.dueAt(dueAt),
+                false));
+    }
+
+    @Override
+    public Uni<Boolean> reschedule(String queue, String id, Duration delay) {
+        return call(() -> store.reschedule(JobArguments.queue(queue), JobArguments.id(id), JobArguments.delay(delay),
+                true));
+    }
+
+    @Override
+    public Uni<Optional<JobInfo>> find(String queue, String id) {
+        return call(() -> store.find(JobArguments.queue(queue), JobArguments.id(id)));
+    }
+
+    @Override
+    public Uni<QueueStats> stats(String queue) {
+        return call(() -> store.stats(JobArguments.queue(queue)));
+    }
+
+    @Override
+    public Uni<List<JobInfo>> deadLetters(String queue, int limit) {
+        return call(() -> store.deadLetters(JobArguments.queue(queue), JobArguments.limit(limit)));
+    }
+
+    @Override
+    public Uni<Boolean> requeue(String queue, String id) {
+        return call(() -> store.requeue(JobArguments.queue(queue), JobArguments.id(id)));
+    }
+
+    /** Checks the arguments at subscription, so that a bad call fails the Uni instead of throwing. */
+    private static <T> Uni<T> call(Supplier<Future<T>> operation) {
+        return Uni.createFrom().deferred(() -> Uni.createFrom().completionStage(() -> operation.get().toCompletionStage()));
+    }
+}

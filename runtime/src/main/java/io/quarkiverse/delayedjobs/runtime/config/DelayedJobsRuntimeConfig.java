@@ -1,0 +1,208 @@
+package io.quarkiverse.delayedjobs.runtime.config;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+import io.quarkus.runtime.annotations.ConfigDocMapKey;
+import io.quarkus.runtime.annotations.ConfigDocSection;
+import io.quarkus.runtime.annotations.ConfigPhase;
+import io.quarkus.runtime.annotations.ConfigRoot;
+import io.quarkus.runtime.configuration.MemorySize;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithParentName;
+
+/**
+ * Run-time configuration of the delayed jobs extension.
+ */
+@ConfigMapping(prefix = "quarkus.delayed-jobs")
+@ConfigRoot(phase = ConfigPhase.RUN_TIME)
+public interface DelayedJobsRuntimeConfig {
+
+    /**
+     * Whether this instance runs workers for its {@code @Delayed} handlers. With {@code false} the instance is a
+     * producer only: it can schedule, cancel and inspect jobs, but runs none.
+     */
+    @WithDefault("true")
+    boolean enabled();
+
+    /**
+     * The prefix of every Redis key and channel the extension uses. Applications sharing a Redis keep their jobs
+     * apart by using different prefixes. Must not contain braces.
+     */
+    @WithDefault("dj")
+    String keyPrefix();
+
+    /**
+     * Payloads larger than this, as JSON, are refused at schedule time.
+     */
+    @WithDefault("1M")
+    MemorySize maxPayloadSize();
+
+    /**
+     * The longest an idle worker waits without news from Redis before it looks for due jobs again. This is a safety
+     * net for lost notifications, not the firing precision: workers wake at the next known due time.
+     */
+    @WithDefault("30s")
+    Duration pollInterval();
+
+    /**
+     * How long a graceful stop waits for running handlers to finish. Jobs claimed but not started are handed back
+     * at once so that another instance runs them.
+     */
+    @WithDefault("30s")
+    Duration shutdownTimeout();
+
+    /**
+     * Bounds of the dead letters of each queue.
+     */
+    @ConfigDocSection
+    DeadLetterConfig deadLetter();
+
+    /**
+     * Defaults that apply to every queue unless overridden under {@code queues."name"}.
+     */
+    @WithParentName
+    QueueDefaults defaults();
+
+    /**
+     * Per-queue overrides of the queue settings.
+     */
+    @ConfigDocMapKey("queue-name")
+    @ConfigDocSection
+    Map<String, QueueOverrides> queues();
+
+    /**
+     * Bounds of the dead letters of a queue.
+     */
+    interface DeadLetterConfig {
+
+        /**
+         * The most dead letters kept per queue; the oldest are removed first.
+         */
+        @WithDefault("10000")
+        int maxSize();
+
+        /**
+         * How long a dead letter is kept.
+         */
+        @WithDefault("7d")
+        Duration retention();
+    }
+
+    /**
+     * The settings of a queue.
+     */
+    interface QueueDefaults {
+
+        /**
+         * Shards per queue: the number of sorted sets a queue is split into, each in its own Redis hash slot. It is part
+         * of the queue's identity: the first instance records it in Redis, and an instance configured differently
+         * refuses to start.
+         */
+        @WithDefault("8")
+        int shards();
+
+        /**
+         * How long a claimed job stays invisible to other workers. It is renewed while the handler runs; when a worker
+         * dies, its jobs are delivered again once the lease runs out.
+         */
+        @WithDefault("30s")
+        Duration lease();
+
+        /**
+         * The most jobs claimed by one script call.
+         */
+        @WithDefault("32")
+        int batchSize();
+
+        /**
+         * The most handlers of one queue running at once in this instance.
+         */
+        @WithDefault("16")
+        int concurrency();
+
+        /**
+         * Deliveries of a job before it moves to the dead letters. A lease that ran out counts as a delivery.
+         */
+        @WithDefault("10")
+        int maxAttempts();
+
+        /**
+         * Retry delays.
+         */
+        BackoffDefaults backoff();
+    }
+
+    /**
+     * Exponential retry delay, with jitter.
+     */
+    interface BackoffDefaults {
+
+        /**
+         * The delay before the first retry; each further retry doubles it.
+         */
+        @WithDefault("1s")
+        Duration initial();
+
+        /**
+         * The longest delay between two deliveries.
+         */
+        @WithDefault("1h")
+        Duration max();
+    }
+
+    /**
+     * Overrides of the settings of one queue; absent values fall back to the defaults.
+     */
+    interface QueueOverrides {
+
+        /**
+         * Shards of this queue.
+         */
+        OptionalInt shards();
+
+        /**
+         * Lease of this queue.
+         */
+        Optional<Duration> lease();
+
+        /**
+         * Batch size of this queue.
+         */
+        OptionalInt batchSize();
+
+        /**
+         * Concurrency of this queue.
+         */
+        OptionalInt concurrency();
+
+        /**
+         * Max attempts of this queue.
+         */
+        OptionalInt maxAttempts();
+
+        /**
+         * Retry delays of this queue.
+         */
+        BackoffOverrides backoff();
+    }
+
+    /**
+     * Retry delay overrides of one queue.
+     */
+    interface BackoffOverrides {
+
+        /**
+         * The delay before the first retry.
+         */
+        Optional<Duration> initial();
+
+        /**
+         * The longest delay between two deliveries.
+         */
+        Optional<Duration> max();
+    }
+}

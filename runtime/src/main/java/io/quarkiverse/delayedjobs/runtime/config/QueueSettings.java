@@ -1,0 +1,43 @@
+package io.quarkiverse.delayedjobs.runtime.config;
+
+import java.time.Duration;
+
+/**
+ * The effective settings of one queue: its overrides laid over the defaults, checked once.
+ */
+public record QueueSettings(int shards, Duration lease, int batchSize, int concurrency, int maxAttempts,
+        Duration backoffInitial, Duration backoffMax) {
+
+    public static QueueSettings of(DelayedJobsRuntimeConfig config, String queue) {
+        DelayedJobsRuntimeConfig.QueueDefaults d = config.defaults();
+        DelayedJobsRuntimeConfig.QueueOverrides o = config.queues().get(queue);
+        QueueSettings s = o == null
+                ? new QueueSettings(d.shards(), d.lease(), d.batchSize(), d.concurrency(), d.maxAttempts(),
+                        d.backoff().initial(), d.backoff().max())
+                : new QueueSettings(o.shards().orElse(d.shards()), o.lease().orElse(d.lease()),
+                        o.batchSize().orElse(d.batchSize()), o.concurrency().orElse(d.concurrency()),
+                        o.maxAttempts().orElse(d.maxAttempts()), o.backoff().initial().orElse(d.backoff().initial()),
+                        o.backoff().max().orElse(d.backoff().max()));
+        s.check(queue);
+        return s;
+    }
+
+    private void check(String queue) {
+        String where = "quarkus.delayed-jobs settings of queue '" + queue + "': ";
+        if (shards < 1 || shards > 1024) {
+            throw new IllegalArgumentException(where + "shards must be between 1 and 1024, was " + shards);
+        }
+        if (lease.toMillis() < 1000) {
+            throw new IllegalArgumentException(where + "lease must be at least 1s, was " + lease);
+        }
+        if (batchSize < 1 || concurrency < 1 || maxAttempts < 1) {
+            throw new IllegalArgumentException(
+                    where + "batch-size, concurrency and max-attempts must be at least 1, were " + batchSize + ", "
+                            + concurrency + ", " + maxAttempts);
+        }
+        if (backoffInitial.isNegative() || backoffMax.compareTo(backoffInitial) < 0) {
+            throw new IllegalArgumentException(where + "backoff.initial must not be negative and backoff.max must be"
+                    + " at least backoff.initial, were " + backoffInitial + " and " + backoffMax);
+        }
+    }
+}

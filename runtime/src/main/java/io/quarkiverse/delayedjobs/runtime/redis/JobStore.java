@@ -1,0 +1,289 @@
+package io.quarkiverse.delayedjobs.runtime.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+import io.quarkiverse.delayedjobs.DelayedJobsException;
+import io.quarkiverse.delayedjobs.JobInfo;
+import io.quarkiverse.delayedjobs.OnConflict;
+import io.quarkiverse.delayedjobs.QueueStats;
+import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
+import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
+import io.vertx.core.Future;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
+
+/**
+ * Every Redis operation of the job protocol: one script call per operation, on the shard of the job.
+ * Scripts run by SHA; a node that answers NOSCRIPT (a restarted node, another cluster node) gets the text once.
+ */
+public class JobStore {
+
+    private final Redis redis;
+    private final DelayedJobsRuntimeConfig config;
+    private final ConcurrentMap<String, Future<QueueKeys>> queues = new ConcurrentHashMap<>();
+
+    public JobStore(Redis redis, DelayedJobsRuntimeConfig config) {
+        if (config.keyPrefix().isBlank() || config.keyPrefix().contains("{") || config.keyPrefix().contains("}")) {
+            throw new IllegalArgumentException(
+                    "quarkus.delayed-jobs.key-prefix must be non-blank and contain no braces, was '" + config.keyPrefix()
+                            + "'");
+        }
+        this.redis = redis;
+        this.config = config;
+    }
+
+    public Redis redis() {
+        return redis;
+    }
+
+    public DelayedJobsRuntimeConfig config() {
+        return config;
+    }
+
+    /**
+     * The keys of a queue, once its shard count is known to agree with the one recorded in Redis (the first user of
+     * a queue records it).
+     */
+    public Future<QueueKeys> queue(String queue) {
+        Future<QueueKeys> keys = queues.computeIfAbsent(queue, this::checkShardCount);
+        // A failed check (Redis down, say) is tried again on next use; a mismatch fails again on its own.
+        keys.onFailure(e -> queues.remove(queue, keys));
+        return keys;
+    }
+
+    private Future<QueueKeys> checkShardCount(String queue) {
+        QueueSettings settings = QueueSettings.of(config, queue);
+        QueueKeys keys = new QueueKeys(config.keyPrefix(), queue, settings.shards());
+        Request set = Request.cmd(Command.SET).arg(keys.shardCountKey()).arg(settings.shards()).arg("NX").arg("GET");
+        return redis.send(set).recover(e -> fail("record the shard count of queue '" + queue + "'", e)).map(r -> {
+            if (r != null && r.toInteger() != settings.shards()) {
+                throw new DelayedJobsException("Queue '" + queue + "' has " + r.toInteger()
+                        + " shards recorded in Redis (key " + keys.shardCountKey() + ") but this instance is configured"
+                        + " with " + settings.shards() + ": set quarkus.delayed-jobs.queues.\"" + queue + "\".shards="
+                        + r.toInteger() + " (the shard count cannot change while the queue has jobs)");
+            }
+            return keys;
+        });
+    }
+
+    public Future<Response> run(Script script, List<String> keys, List<Object> args) {
+        return redis.send(request(Command.EVALSHA, script.sha(), keys, args)).recover(e -> {
+            if (e.getMessage() != null && e.getMessage().startsWith("NOSCRIPT")) {
+                return redis.send(request(Command.EVAL, script.text(), keys, args));
+            }
+            return Future.failedFuture(e);
+        }).recover(e -> fail("run " + script.file(), e));
+    }
+
+    private static Request request(Command command, String script, List<String> keys, List<Object> args) {
+        Request request = Request.cmd(command).arg(script).arg(keys.size());
+        for (String key : keys) {
+            request.arg(key);
+        }
+        for (Object arg : args) {
+            request.arg(arg.toString());
+        }
+        return request;
+    }
+
+    private static <T> Future<T> fail(String what, Throwable cause) {
+        if (cause instanceof DelayedJobsException) {
+            return Future.failedFuture(cause);
+        }
+        return Future.failedFuture(new DelayedJobsException("Redis failed to " + what + ": " + cause.getMessage(), cause));
+    }
+
+    /** Outcome of {@code schedule}: what happened and the due time the stored job has. */
+    public record Scheduled(ScheduleResult result, long dueMs) {
+    }
+
+    public Future<Scheduled> schedule(String queue, String id, String payload, long dueOrDelayMs, boolean relative,
+            OnConflict onConflict) {
+        return queue(queue).compose(k -> {
+            int shard = k.shardOf(id);
+            return run(Script.SCHEDULE, k.shard(shard), List.of(id, payload, dueOrDelayMs, relative ? "in" : "at",
+                    onConflict.name(), k.wakeChannel(), shard));
+        }).map(r -> new Scheduled(ScheduleResult.valueOf(r.get(0).toString()), r.get(1).toLong()));
+    }
+
+    public Future<Boolean> cancel(String queue, String id) {
+        return queue(queue).compose(k -> run(Script.CANCEL, k.shard(k.shardOf(id)), List.of(id)))
+                .map(r -> r.toInteger() == 1);
+    }
+
+    public Future<Boolean> reschedule(String queue, String id, long dueOrDelayMs, boolean relative) {
+        return queue(queue).compose(k -> {
+            int shard = k.shardOf(id);
+            return run(Script.RESCHEDULE, k.shard(shard),
+                    List.of(id, dueOrDelayMs, relative ? "in" : "at", k.wakeChannel(), shard));
+        }).map(r -> r.toInteger() == 1);
+    }
+
+    public Future<Optional<JobInfo>> find(String queue, String id) {
+        return queue(queue).compose(k -> run(Script.FIND, k.shard(k.shardOf(id)), List.of(id))).map(r -> {
+            if (r == null) {
+                return Optional.empty();
+            }
+            return Optional.of(info(queue, id, JobInfo.State.valueOf(r.get(0).toString()), r.get(1), r.get(2),
+                    r.get(3)));
+        });
+    }
+
+    private static JobInfo info(String queue, String id, JobInfo.State state, Response envelope, Response error,
+            Response cron) {
+        Envelope e = Envelope.parse(envelope.toString());
+        return new JobInfo(queue, id, state, Instant.ofEpochMilli(e.dueMs()), e.attempts(),
+                error == null ? null : error.toString(), e.payload(), cron == null ? null : cron.toString());
+    }
+
+    public Future<Boolean> requeue(String queue, String id) {
+        return queue(queue).compose(k -> {
+            int shard = k.shardOf(id);
+            return run(Script.REQUEUE, k.shard(shard), List.of(id, k.wakeChannel(), shard));
+        }).map(r -> r.toInteger() == 1);
+    }
+
+    public Future<QueueStats> stats(String queue) {
+        return queue(queue).compose(k -> {
+            List<Future<Response>> shards = new ArrayList<>();
+            for (int s = 0; s < k.shards(); s++) {
+                shards.add(run(Script.STATS, k.shard(s), List.of()));
+            }
+            return Future.all(shards).map(all -> {
+                long pending = 0, running = 0, dead = 0, now = 0, head = Long.MAX_VALUE;
+                for (Future<Response> f : shards) {
+                    Response r = f.result();
+                    pending += r.get(0).toLong();
+                    running += r.get(1).toLong();
+                    dead += r.get(2).toLong();
+                    long shardHead = r.get(3).toLong();
+                    if (shardHead >= 0) {
+                        head = Math.min(head, shardHead);
+                    }
+                    now = Math.max(now, r.get(4).toLong());
+                }
+                Optional<Instant> next = head == Long.MAX_VALUE ? Optional.empty()
+                        : Optional.of(Instant.ofEpochMilli(head));
+                Duration lag = head < now ? Duration.ofMillis(now - head) : Duration.ZERO;
+                return new QueueStats(pending, running, dead, next, lag);
+            });
+        });
+    }
+
+    public Future<List<JobInfo>> deadLetters(String queue, int limit) {
+        return queue(queue).compose(k -> {
+            List<Future<Response>> shards = new ArrayList<>();
+            for (int s = 0; s < k.shards(); s++) {
+                shards.add(run(Script.DEAD_LETTERS, k.shard(s), List.of(limit)));
+            }
+            return Future.all(shards).map(all -> {
+                record Dead(long diedAt, JobInfo info) {
+                }
+                List<Dead> dead = new ArrayList<>();
+                for (Future<Response> f : shards) {
+                    Response r = f.result();
+                    for (int i = 0; i < r.size(); i += 5) {
+                        dead.add(new Dead(r.get(i + 1).toLong(), info(queue, r.get(i).toString(), JobInfo.State.DEAD,
+                                r.get(i + 2), r.get(i + 3), r.get(i + 4))));
+                    }
+                }
+                return dead.stream().sorted(Comparator.comparingLong(Dead::diedAt).reversed()).limit(limit)
+                        .map(Dead::info).toList();
+            });
+        });
+    }
+
+    /** A job handed to a worker by {@code claim}. */
+    public record Claimed(String id, String token, int attempt, long dueMs, String payload, String cron) {
+    }
+
+    /**
+     * What a claim returned: the Redis time, the earliest score left in the shard ({@code -1} when empty) and the
+     * claimed jobs.
+     */
+    public record ClaimBatch(long nowMs, long nextMs, List<Claimed> jobs) {
+    }
+
+    public Future<ClaimBatch> claim(QueueKeys k, int shard, int limit, QueueSettings settings) {
+        return run(Script.CLAIM, k.shard(shard), List.of(limit, settings.lease().toMillis(), settings.maxAttempts(),
+                config.deadLetter().maxSize(), config.deadLetter().retention().toMillis())).map(r -> {
+                    List<Claimed> jobs = new ArrayList<>((r.size() - 2) / 6);
+                    for (int i = 2; i < r.size(); i += 6) {
+                        String cron = r.get(i + 5).toString();
+                        jobs.add(new Claimed(r.get(i).toString(), r.get(i + 1).toString(), r.get(i + 2).toInteger(),
+                                r.get(i + 3).toLong(), r.get(i + 4).toString(), cron.isEmpty() ? null : cron));
+                    }
+                    return new ClaimBatch(r.get(0).toLong(), r.get(1).toLong(), jobs);
+                });
+    }
+
+    /** Acknowledges jobs of one shard; {@code rearmMs} is the next occurrence of a recurring job, else null. */
+    public record Ack(String id, String token, Long rearmMs) {
+    }
+
+    public Future<Integer> ack(QueueKeys k, int shard, List<Ack> acks) {
+        List<Object> args = new ArrayList<>(2 + acks.size() * 3);
+        args.add(k.wakeChannel());
+        args.add(shard);
+        for (Ack a : acks) {
+            args.add(a.id());
+            args.add(a.token());
+            args.add(a.rearmMs() == null ? "" : a.rearmMs());
+        }
+        return run(Script.ACK, k.shard(shard), args).map(Response::toInteger);
+    }
+
+    /** Outcome of {@code retry}. */
+    public enum RetryOutcome {
+        STALE,
+        RETRIED,
+        DEAD
+    }
+
+    public Future<RetryOutcome> retry(QueueKeys k, int shard, String id, String token, long delayMs, String error,
+            boolean deadAtOnce, QueueSettings settings) {
+        return run(Script.RETRY, k.shard(shard), List.of(id, token, delayMs, error, settings.maxAttempts(),
+                config.deadLetter().maxSize(), config.deadLetter().retention().toMillis(),
+                deadAtOnce ? "dead" : "retry", k.wakeChannel(), shard))
+                .map(r -> RetryOutcome.values()[r.get(0).toInteger()]);
+    }
+
+    /** Renews the leases of the given (id, token) pairs; returns the tokens whose claim is lost. */
+    public Future<List<String>> renew(QueueKeys k, int shard, List<String[]> claims, Duration lease) {
+        List<Object> args = new ArrayList<>(1 + claims.size() * 2);
+        args.add(lease.toMillis());
+        for (String[] c : claims) {
+            args.add(c[0]);
+            args.add(c[1]);
+        }
+        return run(Script.RENEW, k.shard(shard), args).map(r -> {
+            List<String> lost = new ArrayList<>(r.size());
+            for (Response token : r) {
+                lost.add(token.toString());
+            }
+            return lost;
+        });
+    }
+
+    /** Hands back claimed jobs that did not start. */
+    public Future<Integer> release(QueueKeys k, int shard, List<String[]> claims) {
+        List<Object> args = new ArrayList<>(2 + claims.size() * 2);
+        args.add(k.wakeChannel());
+        args.add(shard);
+        for (String[] c : claims) {
+            args.add(c[0]);
+            args.add(c[1]);
+        }
+        return run(Script.RELEASE, k.shard(shard), args).map(Response::toInteger);
+    }
+}

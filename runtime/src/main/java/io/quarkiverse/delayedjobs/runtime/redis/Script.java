@@ -1,0 +1,60 @@
+package io.quarkiverse.delayedjobs.runtime.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * The Lua scripts of the job protocol, one per operation, read from the files beside this class.
+ */
+public enum Script {
+    SCHEDULE("schedule.lua"),
+    CANCEL("cancel.lua"),
+    RESCHEDULE("reschedule.lua"),
+    FIND("find.lua"),
+    CLAIM("claim.lua"),
+    ACK("ack.lua"),
+    RETRY("retry.lua"),
+    RENEW("renew.lua"),
+    RELEASE("release.lua"),
+    REQUEUE("requeue.lua"),
+    STATS("stats.lua"),
+    DEAD_LETTERS("dead-letters.lua");
+
+    private final String file;
+    private final String text;
+    private final String sha;
+
+    Script(String file) {
+        this.file = file;
+        try (InputStream in = Script.class.getResourceAsStream(file)) {
+            if (in == null) {
+                throw new IllegalStateException("Missing script resource " + file);
+            }
+            this.text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            this.sha = HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public String file() {
+        return file;
+    }
+
+    public String text() {
+        return text;
+    }
+
+    /** The SHA-1 of the text, as EVALSHA and SCRIPT LOAD know it. */
+    public String sha() {
+        return sha;
+    }
+}

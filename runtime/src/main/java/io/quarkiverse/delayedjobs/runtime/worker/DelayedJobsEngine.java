@@ -1,0 +1,107 @@
+package io.quarkiverse.delayedjobs.runtime.worker;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import io.quarkiverse.delayedjobs.runtime.HandlerDefinition;
+import io.quarkiverse.delayedjobs.runtime.HandlerRegistry;
+import io.quarkiverse.delayedjobs.runtime.PayloadCodec;
+import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
+import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
+import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
+import io.quarkus.runtime.StartupEvent;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+
+/**
+ * Starts a worker per handled queue at startup, unless this instance is a producer only, and stops them gracefully.
+ */
+@Singleton
+public class DelayedJobsEngine {
+
+    private static final Logger LOG = Logger.getLogger(DelayedJobsEngine.class);
+    private static final long STARTUP_TIMEOUT_SECONDS = 30;
+
+    private final HandlerRegistry registry;
+    private final JobStore store;
+    private final PayloadCodec codec;
+    private final Vertx vertx;
+    private final DelayedJobsRuntimeConfig config;
+    private final List<QueueWorker> workers = new ArrayList<>();
+    private WakeListener wakeListener;
+
+    public DelayedJobsEngine(HandlerRegistry registry, JobStore store, PayloadCodec codec, Vertx vertx,
+            DelayedJobsRuntimeConfig config) {
+        this.registry = registry;
+        this.store = store;
+        this.codec = codec;
+        this.vertx = vertx;
+        this.config = config;
+    }
+
+    void start(@Observes StartupEvent event) throws Exception {
+        if (registry.handlers().isEmpty()) {
+            LOG.debug("No @Delayed handlers in this application: no delayed-jobs workers started");
+            return;
+        }
+        if (!config.enabled()) {
+            LOG.infof("Delayed-jobs workers not started: quarkus.delayed-jobs.enabled=false (producer only)");
+            return;
+        }
+        List<QueueKeys> queues = new ArrayList<>();
+        for (HandlerDefinition handler : registry.handlers()) {
+            queues.add(await(store.queue(handler.queue())));
+        }
+        Map<String, QueueWorker> byChannel = new HashMap<>();
+        for (int i = 0; i < queues.size(); i++) {
+            HandlerDefinition handler = registry.handlers().get(i);
+            QueueKeys keys = queues.get(i);
+            QueueWorker worker = new QueueWorker(keys, QueueSettings.of(config, handler.queue()), store,
+                    new HandlerDispatcher(handler, codec), vertx, config.pollInterval());
+            workers.add(worker);
+            byChannel.put(keys.wakeChannel(), worker);
+        }
+        wakeListener = new WakeListener(store.redis(), vertx, byChannel);
+        await(wakeListener.start());
+        workers.forEach(QueueWorker::start);
+        LOG.infof("Delayed-jobs workers started for queues %s",
+                registry.handlers().stream().map(HandlerDefinition::queue).toList());
+    }
+
+    @PreDestroy
+    void stop() {
+        if (workers.isEmpty()) {
+            return;
+        }
+        List<Future<Void>> stopped = new ArrayList<>();
+        for (QueueWorker worker : workers) {
+            stopped.add(worker.stop());
+        }
+        try {
+            Future.join(stopped).toCompletionStage().toCompletableFuture()
+                    .get(config.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            LOG.warnf("Delayed-jobs handlers still running after quarkus.delayed-jobs.shutdown-timeout=%s; their jobs"
+                    + " run again elsewhere once their lease ends", config.shutdownTimeout());
+        } catch (Exception e) {
+            LOG.warn("Delayed-jobs workers did not stop cleanly", e);
+        }
+        wakeListener.stop();
+        workers.clear();
+    }
+
+    private static <T> T await(Future<T> future) throws Exception {
+        return future.toCompletionStage().toCompletableFuture().get(STARTUP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    }
+}

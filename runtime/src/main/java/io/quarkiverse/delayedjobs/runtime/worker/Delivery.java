@@ -1,0 +1,94 @@
+package io.quarkiverse.delayedjobs.runtime.worker;
+
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.quarkiverse.delayedjobs.JobContext;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Claimed;
+
+/**
+ * One delivery of a claimed job: the {@link JobContext} of its handler, and whether it started or was handed back.
+ */
+final class Delivery implements JobContext {
+
+    private static final int CLAIMED = 0;
+    private static final int STARTED = 1;
+    private static final int HANDED_BACK = 2;
+
+    private final String queue;
+    private final int shard;
+    private final Claimed job;
+    private final AtomicInteger state = new AtomicInteger(CLAIMED);
+    private volatile boolean leaseLost;
+
+    Delivery(String queue, int shard, Claimed job) {
+        this.queue = queue;
+        this.shard = shard;
+        this.job = job;
+    }
+
+    int shard() {
+        return shard;
+    }
+
+    String token() {
+        return job.token();
+    }
+
+    Claimed job() {
+        return job;
+    }
+
+    /** Called on the handler's thread right before it runs: false when the job was handed back meanwhile. */
+    boolean start() {
+        return state.compareAndSet(CLAIMED, STARTED);
+    }
+
+    /** Called at shutdown: true when the handler had not started, and now never will. */
+    boolean handBack() {
+        return state.compareAndSet(CLAIMED, HANDED_BACK);
+    }
+
+    boolean handedBack() {
+        return state.get() == HANDED_BACK;
+    }
+
+    void loseLease() {
+        leaseLost = true;
+    }
+
+    @Override
+    public String queue() {
+        return queue;
+    }
+
+    @Override
+    public String id() {
+        return job.id();
+    }
+
+    @Override
+    public int attempt() {
+        return job.attempt();
+    }
+
+    @Override
+    public Instant dueAt() {
+        return Instant.ofEpochMilli(job.dueMs());
+    }
+
+    @Override
+    public String deliveryId() {
+        return queue + "/" + shard + "/" + job.token();
+    }
+
+    @Override
+    public boolean leaseLost() {
+        return leaseLost;
+    }
+
+    @Override
+    public String toString() {
+        return "job " + job.id() + " of queue " + queue + " (attempt " + job.attempt() + ")";
+    }
+}

@@ -1,0 +1,123 @@
+package io.quarkiverse.delayedjobs.runtime.worker;
+
+import java.util.concurrent.CompletionStage;
+
+import com.fasterxml.jackson.databind.JavaType;
+
+import io.quarkiverse.delayedjobs.runtime.HandlerDefinition;
+import io.quarkiverse.delayedjobs.runtime.PayloadCodec;
+import io.quarkus.arc.Arc;
+import io.quarkus.arc.InjectableContext.ContextState;
+import io.quarkus.arc.ManagedContext;
+import io.quarkus.vertx.core.runtime.context.VertxContextSafetyToggle;
+import io.quarkus.virtual.threads.VirtualThreadsRecorder;
+import io.smallrye.common.vertx.VertxContext;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+
+/**
+ * Runs a handler for a delivery on the thread its execution model asks for, on a fresh duplicated Vert.x context,
+ * with the request context active until the handler's result completes.
+ */
+final class HandlerDispatcher {
+
+    /** Thrown when the payload cannot be read as the handler's parameter type: retrying will not help. */
+    static final class UnreadablePayloadException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        UnreadablePayloadException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private final HandlerDefinition handler;
+    private final PayloadCodec codec;
+    private final JavaType payloadType;
+
+    HandlerDispatcher(HandlerDefinition handler, PayloadCodec codec) {
+        this.handler = handler;
+        this.codec = codec;
+        this.payloadType = handler.payloadType() == null ? null : codec.type(handler.payloadType());
+    }
+
+    HandlerDefinition handler() {
+        return handler;
+    }
+
+    Object[] arguments(Delivery delivery) throws UnreadablePayloadException {
+        Object[] args = new Object[handler.parameterCount()];
+        if (handler.contextIndex() >= 0) {
+            args[handler.contextIndex()] = delivery;
+        }
+        if (payloadType != null) {
+            try {
+                args[handler.payloadIndex()] = codec.read(delivery.job().payload(), payloadType);
+            } catch (Exception e) {
+                throw new UnreadablePayloadException("payload cannot be read as " + payloadType.toCanonical()
+                        + " by " + handler.method() + ": " + e.getMessage(), e);
+            }
+        }
+        return args;
+    }
+
+    /**
+     * Runs the handler; the future completes when it returned or its asynchronous result completed. It never
+     * completes for a delivery handed back before it started.
+     */
+    Future<Void> dispatch(Delivery delivery, Object[] args, Context base) {
+        Context context = VertxContext.createNewDuplicatedContext(base);
+        VertxContextSafetyToggle.setContextSafe(context, true);
+        Promise<Void> done = Promise.promise();
+        switch (handler.executionModel()) {
+            case BLOCKING -> context.executeBlocking(() -> {
+                invoke(delivery, args, done);
+                return null;
+            }, false);
+            case EVENT_LOOP -> context.runOnContext(v -> invoke(delivery, args, done));
+            case VIRTUAL_THREAD -> context.runOnContext(
+                    v -> VirtualThreadsRecorder.getCurrent().execute(() -> invoke(delivery, args, done)));
+        }
+        return done.future();
+    }
+
+    private void invoke(Delivery delivery, Object[] args, Promise<Void> done) {
+        if (!delivery.start()) {
+            return;
+        }
+        ManagedContext requestContext = Arc.container().requestContext();
+        requestContext.activate();
+        Object result;
+        try {
+            result = handler.invoker().invoke(null, args);
+        } catch (Throwable e) {
+            requestContext.terminate();
+            done.fail(e);
+            return;
+        }
+        if (result instanceof Uni<?> uni) {
+            ContextState state = requestContext.getState();
+            uni.subscribe().with(ok -> {
+                requestContext.destroy(state);
+                done.complete();
+            }, failure -> {
+                requestContext.destroy(state);
+                done.fail(failure);
+            });
+        } else if (result instanceof CompletionStage<?> stage) {
+            ContextState state = requestContext.getState();
+            stage.whenComplete((ok, failure) -> {
+                requestContext.destroy(state);
+                if (failure == null) {
+                    done.complete();
+                } else {
+                    done.fail(failure);
+                }
+            });
+        } else {
+            requestContext.terminate();
+            done.complete();
+        }
+    }
+}

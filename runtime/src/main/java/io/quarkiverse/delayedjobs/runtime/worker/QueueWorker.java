@@ -1,0 +1,328 @@
+package io.quarkiverse.delayedjobs.runtime.worker;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+import org.jboss.logging.Logger;
+
+import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Ack;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore.ClaimBatch;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Claimed;
+import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+
+/**
+ * The claim loop of one queue in this instance. It claims due jobs only when it has free concurrency, and sleeps
+ * until the earliest known due time of its shards: a claim tells the next score of the shard it claimed from, and
+ * the wake channel tells when a shard gets an earlier head. The poll interval only bounds how long it trusts what
+ * it knows.
+ * <p>
+ * All state is confined to one event-loop context; handlers report back to it.
+ */
+final class QueueWorker {
+
+    private static final Logger LOG = Logger.getLogger(QueueWorker.class);
+    private static final long UNKNOWN = Long.MIN_VALUE;
+    private static final long NOTHING = Long.MAX_VALUE;
+    private static final long REDIS_FAILURE_PAUSE_MS = 1000;
+    private static final int MAX_ERROR_LENGTH = 4000;
+
+    private final QueueKeys keys;
+    private final QueueSettings settings;
+    private final JobStore store;
+    private final HandlerDispatcher dispatcher;
+    private final Vertx vertx;
+    private final Context context;
+    private final long pollMs;
+
+    /** Per shard, the earliest score known to be in it, by the Redis clock; UNKNOWN means "look now". */
+    private final long[] nextDue;
+    private final Map<String, Delivery> running = new HashMap<>();
+    private long clockOffsetMs;
+    private long nextFullCheck;
+    private int shardCursor;
+    private boolean claiming;
+    private boolean stopped;
+    private long wakeTimer = -1;
+    private long wakeAt = NOTHING;
+    private long renewTimer = -1;
+    private Promise<Void> drained;
+    private final List<Future<Void>> releases = new ArrayList<>();
+
+    QueueWorker(QueueKeys keys, QueueSettings settings, JobStore store, HandlerDispatcher dispatcher, Vertx vertx,
+            Duration pollInterval) {
+        this.keys = keys;
+        this.settings = settings;
+        this.store = store;
+        this.dispatcher = dispatcher;
+        this.vertx = vertx;
+        this.context = vertx.getOrCreateContext();
+        this.pollMs = pollInterval.toMillis();
+        this.nextDue = new long[keys.shards()];
+    }
+
+    String queue() {
+        return keys.queue();
+    }
+
+    void start() {
+        context.runOnContext(v -> {
+            wakeAll();
+            renewTimer = vertx.setPeriodic(Math.max(100, settings.lease().toMillis() / 3), id -> renew());
+        });
+    }
+
+    /** A shard got a new earliest job (or we may have missed news): look at it when it is due. */
+    void wake(int shard, long dueMs) {
+        context.runOnContext(v -> {
+            if (shard >= 0 && shard < nextDue.length && dueMs < nextDue[shard]) {
+                nextDue[shard] = dueMs;
+                pump();
+            }
+        });
+    }
+
+    /** Forgets what is known of every shard and looks at all of them now. */
+    void wakeAll() {
+        context.runOnContext(v -> {
+            Arrays.fill(nextDue, UNKNOWN);
+            nextFullCheck = redisNow() + pollMs;
+            pump();
+        });
+    }
+
+    private long redisNow() {
+        return System.currentTimeMillis() + clockOffsetMs;
+    }
+
+    private void pump() {
+        if (stopped || claiming) {
+            return;
+        }
+        int free = settings.concurrency() - running.size();
+        if (free <= 0) {
+            return; // a finishing handler pumps again
+        }
+        long now = redisNow();
+        if (now >= nextFullCheck) {
+            Arrays.fill(nextDue, UNKNOWN);
+            nextFullCheck = now + pollMs;
+        }
+        int shard = dueShard(now);
+        if (shard < 0) {
+            armWakeTimer(now);
+            return;
+        }
+        int limit = Math.min(settings.batchSize(), free);
+        claiming = true;
+        long sentAt = System.currentTimeMillis();
+        store.claim(keys, shard, limit, settings).onComplete(ar -> context.runOnContext(v -> {
+            claiming = false;
+            if (ar.failed()) {
+                LOG.warnf(ar.cause(), "Claiming due jobs of queue %s failed; trying again in %d ms", keys.queue(),
+                        REDIS_FAILURE_PAUSE_MS);
+                nextDue[shard] = redisNow() + REDIS_FAILURE_PAUSE_MS;
+            } else {
+                claimed(shard, limit, ar.result(), sentAt);
+            }
+            checkDrained();
+            pump();
+        }));
+    }
+
+    private int dueShard(long now) {
+        for (int i = 0; i < nextDue.length; i++) {
+            int shard = (shardCursor + i) % nextDue.length;
+            if (nextDue[shard] <= now) {
+                shardCursor = shard + 1;
+                return shard;
+            }
+        }
+        return -1;
+    }
+
+    private void armWakeTimer(long now) {
+        long target = nextFullCheck;
+        for (long due : nextDue) {
+            target = Math.min(target, due);
+        }
+        if (wakeTimer >= 0) {
+            if (wakeAt <= target) {
+                return;
+            }
+            vertx.cancelTimer(wakeTimer);
+        }
+        wakeAt = target;
+        wakeTimer = vertx.setTimer(Math.max(1, target - now), id -> {
+            wakeTimer = -1;
+            wakeAt = NOTHING;
+            pump();
+        });
+    }
+
+    private void claimed(int shard, int limit, ClaimBatch batch, long sentAt) {
+        // Redis ran the script about halfway through the round trip.
+        clockOffsetMs = batch.nowMs() - (sentAt + System.currentTimeMillis()) / 2;
+        if (batch.jobs().size() == limit) {
+            nextDue[shard] = UNKNOWN; // there may be more due right now
+        } else {
+            nextDue[shard] = batch.nextMs() < 0 ? NOTHING : batch.nextMs();
+        }
+        if (stopped) {
+            List<String[]> claims = new ArrayList<>();
+            for (Claimed job : batch.jobs()) {
+                claims.add(new String[] { job.id(), job.token() });
+            }
+            release(shard, claims);
+            return;
+        }
+        for (Claimed job : batch.jobs()) {
+            run(new Delivery(keys.queue(), shard, job));
+        }
+    }
+
+    private void run(Delivery delivery) {
+        running.put(delivery.token() + '@' + delivery.shard(), delivery);
+        Object[] args;
+        try {
+            args = dispatcher.arguments(delivery);
+        } catch (HandlerDispatcher.UnreadablePayloadException e) {
+            delivery.start();
+            finished(delivery, e);
+            return;
+        }
+        dispatcher.dispatch(delivery, args, context)
+                .onComplete(ar -> context.runOnContext(v -> finished(delivery, ar.cause())));
+    }
+
+    private void finished(Delivery delivery, Throwable failure) {
+        running.remove(delivery.token() + '@' + delivery.shard());
+        Claimed job = delivery.job();
+        if (failure == null) {
+            store.ack(keys, delivery.shard(), List.of(new Ack(job.id(), job.token(), null)))
+                    .onFailure(e -> LOG.warnf(e, "Could not acknowledge %s; it will run again after its lease",
+                            delivery));
+        } else {
+            boolean unreadable = failure instanceof HandlerDispatcher.UnreadablePayloadException;
+            long delay = backoffMs(job.attempt());
+            store.retry(keys, delivery.shard(), job.id(), job.token(), delay, describe(failure), unreadable, settings)
+                    .onSuccess(outcome -> {
+                        switch (outcome) {
+                            case RETRIED -> LOG.debugf(failure, "%s failed; retrying in %d ms", delivery, delay);
+                            case DEAD -> LOG.warnf(failure, "%s failed and moved to the dead letters", delivery);
+                            case STALE -> LOG.debugf("%s failed after its claim was lost", delivery);
+                        }
+                    })
+                    .onFailure(e -> LOG.warnf(e, "Could not record the failure of %s; it will run again after its"
+                            + " lease", delivery));
+        }
+        checkDrained();
+        pump();
+    }
+
+    private void checkDrained() {
+        if (drained != null && running.isEmpty() && !claiming) {
+            drained.tryComplete();
+        }
+    }
+
+    /** Exponential backoff with jitter: between half and all of initial * 2^(attempt - 1), capped at max. */
+    long backoffMs(int attempt) {
+        long initial = settings.backoffInitial().toMillis();
+        long max = settings.backoffMax().toMillis();
+        long delay = (long) Math.min(max, initial * Math.pow(2, attempt - 1));
+        return delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
+    }
+
+    private static String describe(Throwable failure) {
+        String text = failure.getClass().getName() + (failure.getMessage() == null ? "" : ": " + failure.getMessage());
+        return text.length() > MAX_ERROR_LENGTH ? text.substring(0, MAX_ERROR_LENGTH) : text;
+    }
+
+    private void renew() {
+        if (running.isEmpty()) {
+            return;
+        }
+        Map<Integer, List<Delivery>> byShard = new LinkedHashMap<>();
+        for (Delivery d : running.values()) {
+            byShard.computeIfAbsent(d.shard(), s -> new ArrayList<>()).add(d);
+        }
+        byShard.forEach((shard, deliveries) -> {
+            List<String[]> claims = new ArrayList<>(deliveries.size());
+            for (Delivery d : deliveries) {
+                claims.add(new String[] { d.job().id(), d.token() });
+            }
+            store.renew(keys, shard, claims, settings.lease()).onComplete(ar -> {
+                if (ar.failed()) {
+                    LOG.warnf(ar.cause(), "Could not renew the leases of queue %s", keys.queue());
+                    return;
+                }
+                for (String token : ar.result()) {
+                    for (Delivery d : deliveries) {
+                        if (d.token().equals(token)) {
+                            d.loseLease();
+                        }
+                    }
+                }
+            });
+        });
+    }
+
+    /**
+     * Stops claiming, hands back the claimed jobs whose handler has not started, and completes when the running
+     * handlers have finished.
+     */
+    Future<Void> stop() {
+        Promise<Void> done = Promise.promise();
+        context.runOnContext(v -> {
+            stopped = true;
+            if (wakeTimer >= 0) {
+                vertx.cancelTimer(wakeTimer);
+            }
+            if (renewTimer >= 0) {
+                vertx.cancelTimer(renewTimer);
+            }
+            Map<Integer, List<String[]>> handBack = new LinkedHashMap<>();
+            running.values().removeIf(d -> {
+                if (d.handBack()) {
+                    handBack.computeIfAbsent(d.shard(), s -> new ArrayList<>())
+                            .add(new String[] { d.job().id(), d.token() });
+                    return true;
+                }
+                return false;
+            });
+            handBack.forEach(this::release);
+            drained = Promise.promise();
+            checkDrained();
+            // A claim still under way hands its jobs back when it returns, before the drain can complete.
+            drained.future().compose(d -> Future.join(new ArrayList<>(releases))).onComplete(ar -> done.complete());
+        });
+        return done.future();
+    }
+
+    private void release(int shard, List<String[]> claims) {
+        if (claims.isEmpty()) {
+            return;
+        }
+        releases.add(store.release(keys, shard, claims).<Void> transform(ar -> {
+            if (ar.failed()) {
+                LOG.warnf(ar.cause(), "Could not hand back %d jobs of queue %s; they run again after their lease",
+                        claims.size(), keys.queue());
+            } else {
+                LOG.debugf("Handed back %d jobs of queue %s", ar.result(), keys.queue());
+            }
+            return Future.succeededFuture();
+        }));
+    }
+}

@@ -1,0 +1,84 @@
+-- Claims due jobs of one shard: jobs whose lease ran out first (their worker died), then pending jobs due by this
+-- server's clock. Each claimed job gets a new fencing token, one more attempt and a lease: it moves to 'run' with
+-- the lease end as score. A job whose lease ran out on its last allowed attempt goes to the dead letters instead.
+-- KEYS: 1 due, 2 run, 3 jobs, 4 dead, 5 err, 6 seq, 7 cron (the keys of the shard)
+-- ARGV: 1 most jobs to claim, 2 lease in ms, 3 max attempts, 4 dead-letter max size, 5 dead-letter retention in ms
+-- Returns {now, next, id, token, attempt, due, payload, cron, id, token, ...}: now is this server's time (ms),
+-- next the earliest score left in 'due' or 'run' (ms), or -1 when both are empty; cron is '' for a plain job.
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local limit = tonumber(ARGV[1])
+local leaseEnd = now + tonumber(ARGV[2])
+local maxAttempts = tonumber(ARGV[3])
+local out = {now, -1}
+local batch = nil
+local claimed = 0
+
+local function forget(id)
+  redis.call('ZREM', KEYS[4], id)
+  redis.call('HDEL', KEYS[3], id)
+  redis.call('HDEL', KEYS[5], id)
+  redis.call('HDEL', KEYS[7], id)
+end
+
+local function bury(id, due, attempts, payload)
+  redis.call('ZREM', KEYS[2], id)
+  redis.call('HSET', KEYS[3], id, due .. '|' .. attempts .. '||' .. payload)
+  redis.call('HSET', KEYS[5], id, 'lease expired on attempt ' .. attempts .. ' of ' .. maxAttempts)
+  redis.call('ZADD', KEYS[4], now, id)
+  for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[5]), 'LIMIT', 0, 100)) do
+    forget(old)
+  end
+  local over = redis.call('ZCARD', KEYS[4]) - tonumber(ARGV[4])
+  if over > 0 then
+    for _, old in ipairs(redis.call('ZRANGE', KEYS[4], 0, over - 1)) do
+      forget(old)
+    end
+  end
+end
+
+local function claim(id, from)
+  local env = redis.call('HGET', KEYS[3], id)
+  local due, attempts, payload = string.match(env, '^(%d+)|(%d+)|[^|]*|(.*)$')
+  attempts = tonumber(attempts)
+  if from == KEYS[2] and attempts >= maxAttempts then
+    bury(id, due, attempts, payload)
+    return
+  end
+  if not batch then
+    batch = redis.call('INCR', KEYS[6])
+  end
+  claimed = claimed + 1
+  attempts = attempts + 1
+  local token = batch .. '.' .. claimed
+  redis.call('HSET', KEYS[3], id, due .. '|' .. attempts .. '|' .. token .. '|' .. payload)
+  if from ~= KEYS[2] then
+    redis.call('ZREM', from, id)
+  end
+  redis.call('ZADD', KEYS[2], leaseEnd, id)
+  local n = #out
+  out[n + 1] = id
+  out[n + 2] = token
+  out[n + 3] = attempts
+  out[n + 4] = due
+  out[n + 5] = payload
+  out[n + 6] = redis.call('HGET', KEYS[7], id) or ''
+end
+
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, limit)) do
+  claim(id, KEYS[2])
+end
+if claimed < limit then
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, limit - claimed)) do
+    claim(id, KEYS[1])
+  end
+end
+
+local headDue = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]
+local headRun = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2]
+if headDue and headRun then
+  out[2] = math.min(tonumber(headDue), tonumber(headRun))
+elseif headDue or headRun then
+  out[2] = tonumber(headDue or headRun)
+end
+return out
