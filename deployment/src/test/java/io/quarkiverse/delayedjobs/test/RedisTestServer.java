@@ -1,9 +1,12 @@
 package io.quarkiverse.delayedjobs.test;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -65,6 +68,22 @@ public final class RedisTestServer {
 
     public String url() {
         return "redis://127.0.0.1:" + port;
+    }
+
+    /** Sends one command to the server at {@code url} and returns its first reply line. */
+    public static String command(String url, String... args) {
+        int port = Integer.parseInt(url.substring(url.lastIndexOf(':') + 1));
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            StringBuilder request = new StringBuilder("*" + args.length + "\r\n");
+            for (String arg : args) {
+                request.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(arg)
+                        .append("\r\n");
+            }
+            socket.getOutputStream().write(request.toString().getBytes(StandardCharsets.UTF_8));
+            return new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8)).readLine();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     public void stop() {

@@ -1,0 +1,135 @@
+package io.quarkiverse.delayedjobs.test;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quarkiverse.delayedjobs.DelayedScheduler;
+import io.quarkiverse.delayedjobs.JobInfo;
+import io.quarkiverse.delayedjobs.OnConflict;
+import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Ack;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Claimed;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore.RetryOutcome;
+import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
+import io.quarkus.test.QuarkusUnitTest;
+import io.vertx.core.Future;
+
+/**
+ * The claim protocol seen from two workers: a claim carries a fencing token, and ack, retry and renew succeed only
+ * with the current one. Plays the workers directly on the job store, on a queue nobody else works on.
+ */
+public class FencingTest {
+
+    @RegisterExtension
+    static final QuarkusUnitTest test = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(RedisTestServer.class))
+            .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
+            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "fencing");
+
+    static final Duration WAIT = Duration.ofSeconds(10);
+
+    @Inject
+    DelayedScheduler scheduler;
+
+    @Inject
+    JobStore store;
+
+    QueueKeys keys(String queue) throws Exception {
+        return store.queue(queue).toCompletionStage().toCompletableFuture().get();
+    }
+
+    static QueueSettings withLease(Duration lease) {
+        return new QueueSettings(8, lease, 32, 16, 10, Duration.ofSeconds(1), Duration.ofHours(1));
+    }
+
+    List<Claimed> claim(QueueKeys keys, String id, Duration lease) throws Exception {
+        return store.claim(keys, keys.shardOf(id), 10, withLease(lease)).toCompletionStage().toCompletableFuture()
+                .get().jobs();
+    }
+
+    static <T> T get(Future<T> future) throws Exception {
+        return future.toCompletionStage().toCompletableFuture().get();
+    }
+
+    @Test
+    void aStaleWorkerCannotAckRetryOrRenewAfterTheJobWasClaimedAgain() throws Exception {
+        QueueKeys keys = keys("fenced");
+        scheduler.schedule("fenced", "job", "p", Duration.ZERO);
+        List<Claimed> first = claim(keys, "job", Duration.ofSeconds(1));
+        assertEquals(1, first.size());
+        Claimed stale = first.get(0);
+        assertEquals(1, stale.attempt());
+        assertEquals(JobInfo.State.RUNNING, scheduler.find("fenced", "job").orElseThrow().state());
+
+        // The first worker "dies": once its lease ran out, the job is claimed again with a new token.
+        Claimed current = await().atMost(WAIT).until(() -> claim(keys, "job", Duration.ofSeconds(30)),
+                jobs -> !jobs.isEmpty()).get(0);
+        assertEquals(2, current.attempt());
+        assertNotEquals(stale.token(), current.token());
+
+        int shard = keys.shardOf("job");
+        assertEquals(0, get(store.ack(keys, shard, List.of(new Ack("job", stale.token(), null)))));
+        assertEquals(RetryOutcome.STALE, get(store.retry(keys, shard, "job", stale.token(), 0, "late", false,
+                withLease(Duration.ofSeconds(30)))));
+        assertEquals(List.of(stale.token()), get(store.renew(keys, shard,
+                List.<String[]> of(new String[] { "job", stale.token() }), Duration.ofSeconds(30))));
+        assertEquals(JobInfo.State.RUNNING, scheduler.find("fenced", "job").orElseThrow().state());
+
+        assertEquals(List.of(), get(store.renew(keys, shard,
+                List.<String[]> of(new String[] { "job", current.token() }), Duration.ofSeconds(30))));
+        assertEquals(1, get(store.ack(keys, shard, List.of(new Ack("job", current.token(), null)))));
+        assertTrue(scheduler.find("fenced", "job").isEmpty());
+    }
+
+    @Test
+    void aJobReplacedWhileRunningKeepsTheNewVersion() throws Exception {
+        QueueKeys keys = keys("replaced");
+        scheduler.schedule("replaced", "job", "old", Duration.ZERO);
+        Claimed running = claim(keys, "job", Duration.ofSeconds(30)).get(0);
+
+        scheduler.schedule("replaced", "job", "new", Duration.ofDays(1), OnConflict.REPLACE);
+        int shard = keys.shardOf("job");
+        assertEquals(0, get(store.ack(keys, shard, List.of(new Ack("job", running.token(), null)))));
+        assertEquals(RetryOutcome.STALE, get(store.retry(keys, shard, "job", running.token(), 0, "boom", true,
+                withLease(Duration.ofSeconds(30)))));
+        JobInfo info = scheduler.find("replaced", "job").orElseThrow();
+        assertEquals(JobInfo.State.PENDING, info.state());
+        assertEquals("\"new\"", info.payload());
+        assertEquals(0, info.attempts());
+        assertEquals(null, info.lastError());
+    }
+
+    @Test
+    void keepLeavesARunningJobAloneAndCancelRemovesIt() throws Exception {
+        QueueKeys keys = keys("cancelled");
+        scheduler.schedule("cancelled", "job", "p", Duration.ZERO);
+        Claimed running = claim(keys, "job", Duration.ofSeconds(30)).get(0);
+        assertEquals(ScheduleResult.KEPT,
+                scheduler.schedule("cancelled", "job", "other", Duration.ZERO));
+        assertTrue(scheduler.cancel("cancelled", "job"));
+        assertEquals(0, get(store.ack(keys, keys.shardOf("job"), List.of(new Ack("job", running.token(), null)))));
+        assertTrue(scheduler.find("cancelled", "job").isEmpty());
+        assertEquals(0, scheduler.stats("cancelled").running());
+    }
+
+    @Test
+    void rescheduleDoesNotMoveARunningJob() throws Exception {
+        QueueKeys keys = keys("running");
+        scheduler.schedule("running", "job", "p", Duration.ZERO);
+        claim(keys, "job", Duration.ofSeconds(30));
+        assertEquals(false, scheduler.reschedule("running", "job", Duration.ofHours(1)));
+        assertEquals(1, scheduler.stats("running").running());
+    }
+}

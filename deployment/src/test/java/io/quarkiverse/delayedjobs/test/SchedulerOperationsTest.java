@@ -1,0 +1,161 @@
+package io.quarkiverse.delayedjobs.test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Optional;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quarkiverse.delayedjobs.DelayedScheduler;
+import io.quarkiverse.delayedjobs.JobInfo;
+import io.quarkiverse.delayedjobs.OnConflict;
+import io.quarkiverse.delayedjobs.QueueStats;
+import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
+import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkus.test.QuarkusUnitTest;
+
+/**
+ * Every producer operation and conflict policy, on a queue this application has no handler for (allowed: producers
+ * and consumers are often different deployments), so nothing runs.
+ */
+public class SchedulerOperationsTest {
+
+    @RegisterExtension
+    static final QuarkusUnitTest test = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(RedisTestServer.class))
+            .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
+            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "operations");
+
+    static final String QUEUE = "parked";
+    static final Instant T1 = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.MILLIS);
+    static final Instant T2 = T1.plus(1, ChronoUnit.HOURS);
+
+    @Inject
+    DelayedScheduler scheduler;
+
+    @Inject
+    ReactiveDelayedScheduler reactive;
+
+    @Test
+    void keepIsTheDefaultAndFirstWriterWins() {
+        assertEquals(ScheduleResult.CREATED, scheduler.schedule(QUEUE, "keep", "first", T2));
+        assertEquals(ScheduleResult.KEPT, scheduler.schedule(QUEUE, "keep", "second", T1));
+        JobInfo info = scheduler.find(QUEUE, "keep").orElseThrow();
+        assertEquals("\"first\"", info.payload());
+        assertEquals(T2, info.dueAt());
+    }
+
+    @Test
+    void replaceStoresTheNewPayloadAndDueTime() {
+        scheduler.schedule(QUEUE, "replace", "first", T1);
+        assertEquals(ScheduleResult.REPLACED, scheduler.schedule(QUEUE, "replace", "second", T2, OnConflict.REPLACE));
+        JobInfo info = scheduler.find(QUEUE, "replace").orElseThrow();
+        assertEquals("\"second\"", info.payload());
+        assertEquals(T2, info.dueAt());
+    }
+
+    @Test
+    void keepEarlierKeepsWhicheverIsEarlierWithItsPayload() {
+        scheduler.schedule(QUEUE, "earlier", "late", T2);
+        assertEquals(ScheduleResult.REPLACED, scheduler.schedule(QUEUE, "earlier", "early", T1, OnConflict.KEEP_EARLIER));
+        assertEquals(ScheduleResult.KEPT, scheduler.schedule(QUEUE, "earlier", "later again", T2, OnConflict.KEEP_EARLIER));
+        JobInfo info = scheduler.find(QUEUE, "earlier").orElseThrow();
+        assertEquals("\"early\"", info.payload());
+        assertEquals(T1, info.dueAt());
+    }
+
+    @Test
+    void keepLaterKeepsWhicheverIsLaterWithItsPayload() {
+        scheduler.schedule(QUEUE, "later", "early", T1);
+        assertEquals(ScheduleResult.REPLACED, scheduler.schedule(QUEUE, "later", "late", T2, OnConflict.KEEP_LATER));
+        assertEquals(ScheduleResult.KEPT, scheduler.schedule(QUEUE, "later", "earlier again", T1, OnConflict.KEEP_LATER));
+        JobInfo info = scheduler.find(QUEUE, "later").orElseThrow();
+        assertEquals("\"late\"", info.payload());
+        assertEquals(T2, info.dueAt());
+    }
+
+    @Test
+    void findShowsAPendingJob() {
+        scheduler.schedule(QUEUE, "found", new Order(7, "book"), T1);
+        JobInfo info = scheduler.find(QUEUE, "found").orElseThrow();
+        assertEquals(QUEUE, info.queue());
+        assertEquals("found", info.id());
+        assertEquals(JobInfo.State.PENDING, info.state());
+        assertEquals(T1, info.dueAt());
+        assertEquals(0, info.attempts());
+        assertNull(info.lastError());
+        assertNull(info.cron());
+        assertEquals("{\"number\":7,\"item\":\"book\"}", info.payload());
+        assertEquals(Optional.empty(), scheduler.find(QUEUE, "never-scheduled"));
+    }
+
+    public record Order(int number, String item) {
+    }
+
+    @Test
+    void cancelRemovesTheJobOnce() {
+        scheduler.schedule(QUEUE, "cancelled", "x", T1);
+        assertTrue(scheduler.cancel(QUEUE, "cancelled"));
+        assertFalse(scheduler.cancel(QUEUE, "cancelled"));
+        assertEquals(Optional.empty(), scheduler.find(QUEUE, "cancelled"));
+        assertEquals(ScheduleResult.CREATED, scheduler.schedule(QUEUE, "cancelled", "again", T1));
+    }
+
+    @Test
+    void rescheduleMovesAPendingJobOnly() {
+        scheduler.schedule(QUEUE, "moved", "x", T1);
+        assertTrue(scheduler.reschedule(QUEUE, "moved", T2));
+        assertEquals(T2, scheduler.find(QUEUE, "moved").orElseThrow().dueAt());
+        assertFalse(scheduler.reschedule(QUEUE, "not-there", T2));
+    }
+
+    @Test
+    void aDelayIsMeasuredFromTheRedisClock() {
+        Instant before = Instant.now();
+        scheduler.schedule(QUEUE, "delayed", "x", Duration.ofHours(2));
+        Instant due = scheduler.find(QUEUE, "delayed").orElseThrow().dueAt();
+        // Redis runs on this machine, so its clock and ours agree to well under a second.
+        assertTrue(Math.abs(Duration.between(before.plus(Duration.ofHours(2)), due).toMillis()) < 1000, due::toString);
+        assertTrue(scheduler.reschedule(QUEUE, "delayed", Duration.ofHours(3)));
+        Instant moved = scheduler.find(QUEUE, "delayed").orElseThrow().dueAt();
+        assertTrue(Math.abs(Duration.between(before.plus(Duration.ofHours(3)), moved).toMillis()) < 1000, moved::toString);
+    }
+
+    @Test
+    void statsCountPendingJobsOverAllShards() {
+        String queue = "counted";
+        for (int i = 0; i < 20; i++) {
+            scheduler.schedule(queue, "job-" + i, i, T1.plusSeconds(i));
+        }
+        scheduler.schedule(queue, "overdue", "x", Instant.now().minusSeconds(60));
+        QueueStats stats = scheduler.stats(queue);
+        assertEquals(21, stats.pending());
+        assertEquals(0, stats.running());
+        assertEquals(0, stats.dead());
+        assertTrue(stats.nextDueAt().orElseThrow().isBefore(Instant.now().minusSeconds(59)));
+        assertTrue(stats.lag().compareTo(Duration.ofSeconds(59)) >= 0, stats.lag()::toString);
+
+        QueueStats empty = scheduler.stats("empty-queue");
+        assertEquals(0, empty.pending());
+        assertEquals(Optional.empty(), empty.nextDueAt());
+        assertEquals(Duration.ZERO, empty.lag());
+    }
+
+    @Test
+    void theReactiveSchedulerDoesTheSame() {
+        assertEquals(ScheduleResult.CREATED,
+                reactive.schedule(QUEUE, "reactive", "r", T1).await().atMost(Duration.ofSeconds(5)));
+        assertEquals(JobInfo.State.PENDING,
+                reactive.find(QUEUE, "reactive").await().atMost(Duration.ofSeconds(5)).orElseThrow().state());
+        assertTrue(reactive.cancel(QUEUE, "reactive").await().atMost(Duration.ofSeconds(5)));
+    }
+}
