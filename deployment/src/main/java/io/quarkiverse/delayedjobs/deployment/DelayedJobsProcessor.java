@@ -15,6 +15,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 import jakarta.inject.Singleton;
 
@@ -48,6 +49,7 @@ import io.quarkus.arc.deployment.UnremovableBeanBuildItem;
 import io.quarkus.arc.deployment.ValidationPhaseBuildItem.ValidationErrorBuildItem;
 import io.quarkus.arc.processor.BeanInfo;
 import io.quarkus.arc.processor.BuiltinScope;
+import io.quarkus.arc.processor.InvokerInfo;
 import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.annotations.ExecutionTime;
@@ -212,6 +214,22 @@ class DelayedJobsProcessor {
         return value == null || value.asString().isEmpty() ? null : value.asString();
     }
 
+    /** The type as Jackson's TypeFactory.constructFromCanonical reads it, e.g. {@code java.util.List<a.B>}, {@code [I}. */
+    static String canonical(Type type) {
+        return switch (type.kind()) {
+            case CLASS, ARRAY -> type.name().toString();
+            case PARAMETERIZED_TYPE -> type.name() + type.asParameterizedType().arguments().stream()
+                    .map(DelayedJobsProcessor::canonical).collect(Collectors.joining(",", "<", ">"));
+            case WILDCARD_TYPE -> canonical(type.asWildcardType().extendsBound());
+            default -> Object.class.getName();
+        };
+    }
+
+    private static String className(InvokerInfo invoker) {
+        String descriptor = invoker.getClassDesc().descriptorString();
+        return descriptor.substring(1, descriptor.length() - 1).replace('/', '.');
+    }
+
     static String describe(MethodInfo method) {
         return method.declaringClass().name() + "#" + method.name() + "()";
     }
@@ -228,9 +246,9 @@ class DelayedJobsProcessor {
         List<RuntimeValue<HandlerDefinition>> handlers = new ArrayList<>();
         methods.stream().sorted(Comparator.comparing(DelayedMethodBuildItem::getQueue)).forEach(m -> {
             MethodInfo method = m.getMethod();
-            handlers.add(recorder.handler(recorderContext.newInstance(m.getInvoker().getClassName()), m.getQueue(),
+            handlers.add(recorder.handler(recorderContext.newInstance(className(m.getInvoker())), m.getQueue(),
                     m.getMethodDescription(),
-                    m.getPayloadIndex() < 0 ? null : method.parameterType(m.getPayloadIndex()).toString(),
+                    m.getPayloadIndex() < 0 ? null : canonical(method.parameterType(m.getPayloadIndex())),
                     m.getPayloadIndex(), m.getContextIndex(), method.parametersCount(), m.getExecutionModel(),
                     m.getCron(), m.getTimeZone()));
         });

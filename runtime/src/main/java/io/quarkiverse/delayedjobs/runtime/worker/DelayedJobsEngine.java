@@ -79,8 +79,12 @@ public class DelayedJobsEngine {
                 registry.handlers().stream().map(HandlerDefinition::queue).toList());
     }
 
+    /**
+     * Stops claiming, hands back claimed jobs that did not start, and waits up to the shutdown timeout for running
+     * handlers. Called when the application stops.
+     */
     @PreDestroy
-    void stop() {
+    public void stop() {
         if (workers.isEmpty()) {
             return;
         }

@@ -219,7 +219,8 @@ final class QueueWorker {
             store.retry(keys, delivery.shard(), job.id(), job.token(), delay, describe(failure), unreadable, settings)
                     .onSuccess(outcome -> {
                         switch (outcome) {
-                            case RETRIED -> LOG.debugf(failure, "%s failed; retrying in %d ms", delivery, delay);
+                            case RETRIED -> LOG.warnf("%s failed, retrying in %d ms: %s", delivery, delay,
+                                    describe(failure));
                             case DEAD -> LOG.warnf(failure, "%s failed and moved to the dead letters", delivery);
                             case STALE -> LOG.debugf("%s failed after its claim was lost", delivery);
                         }

@@ -1,0 +1,89 @@
+package io.quarkiverse.delayedjobs.test;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quarkiverse.delayedjobs.Delayed;
+import io.quarkiverse.delayedjobs.DelayedScheduler;
+import io.quarkiverse.delayedjobs.JobInfo;
+import io.quarkiverse.delayedjobs.QueueStats;
+import io.quarkiverse.delayedjobs.runtime.worker.DelayedJobsEngine;
+import io.quarkus.test.QuarkusUnitTest;
+
+/**
+ * A graceful stop lets the running handler finish and record its success, and hands back at once the jobs that were
+ * claimed but had not started, without counting an attempt.
+ */
+public class GracefulShutdownTest {
+
+    @RegisterExtension
+    static final QuarkusUnitTest test = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(Busy.class, RedisTestServer.class))
+            .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
+            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "shutdown")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.busy.concurrency", "4")
+            // One worker thread: of the four claimed jobs, one runs and three wait for the thread.
+            .overrideConfigKey("quarkus.thread-pool.max-threads", "1");
+
+    static class Busy {
+        static final Set<String> started = ConcurrentHashMap.newKeySet();
+        static final Set<String> finished = ConcurrentHashMap.newKeySet();
+        static final CountDownLatch gate = new CountDownLatch(1);
+
+        @Delayed("busy")
+        void run(String id) throws InterruptedException {
+            started.add(id);
+            gate.await(30, TimeUnit.SECONDS);
+            finished.add(id);
+        }
+    }
+
+    @Inject
+    DelayedScheduler scheduler;
+
+    @Inject
+    DelayedJobsEngine engine;
+
+    @Test
+    void runningHandlersFinishAndClaimedJobsAreHandedBack() throws Exception {
+        for (int i = 0; i < 4; i++) {
+            scheduler.schedule("busy", "job-" + i, "job-" + i, Duration.ZERO);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> Busy.started.size() == 1
+                && scheduler.stats("busy").running() == 4);
+
+        CompletableFuture<Void> stopped = CompletableFuture.runAsync(engine::stop);
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.stats("busy").pending() == 3);
+        QueueStats stats = scheduler.stats("busy");
+        assertEquals(1, stats.running(), "the started handler keeps its claim while it finishes");
+
+        Busy.gate.countDown();
+        stopped.get(10, TimeUnit.SECONDS);
+        String ran = Busy.started.iterator().next();
+        assertEquals(Set.of(ran), Busy.finished);
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.find("busy", ran).isEmpty());
+        assertEquals(1, Busy.started.size(), "no handler started after the stop");
+
+        for (int i = 0; i < 4; i++) {
+            String id = "job-" + i;
+            if (!id.equals(ran)) {
+                JobInfo info = scheduler.find("busy", id).orElseThrow();
+                assertEquals(JobInfo.State.PENDING, info.state());
+                assertEquals(0, info.attempts(), "a handed-back job did not use an attempt");
+            }
+        }
+        assertEquals(0, scheduler.stats("busy").running());
+    }
+}
