@@ -10,56 +10,60 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 import org.awaitility.Awaitility;
 
 /**
- * A real {@code redis-server} from the PATH, started once per test JVM on a free port and stopped when the JVM
- * exits. Tests keep apart by using their own queue names or key prefix.
+ * Real {@code redis-server}s from the PATH, each started on a free port on first use and stopped when the test JVM
+ * exits. Most tests share one and keep apart by their key prefix; a test that shuts its server down gets its own.
  */
 public final class RedisTestServer {
-
-    private static final String SHARED_URL = "delayed-jobs.test.redis-url";
 
     private final int port;
     private final Process process;
     private final Path dir;
 
-    private RedisTestServer(List<String> extraArgs) {
+    private RedisTestServer() {
         try {
             this.port = freePort();
             this.dir = Files.createTempDirectory("redis-test");
-            List<String> command = new ArrayList<>(List.of("redis-server", "--port", String.valueOf(port),
-                    "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString()));
-            command.addAll(extraArgs);
+            List<String> command = List.of("redis-server", "--port", String.valueOf(port), "--bind", "127.0.0.1",
+                    "--save", "", "--appendonly", "no", "--dir", dir.toString());
             this.process = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(dir.resolve("redis.log").toFile()).start();
         } catch (IOException e) {
             throw new UncheckedIOException("Could not start redis-server from the PATH (apt-get install redis-server)",
                     e);
         }
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(this::accepts);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> accepts(port));
         Runtime.getRuntime().addShutdownHook(new Thread(this::stop));
     }
 
+    /** The URL of the server shared by most tests of this JVM. */
+    public static String sharedUrl() {
+        return sharedUrl("shared");
+    }
+
     /**
-     * The URL of the server shared by the tests of this JVM. Kept in a system property because a QuarkusUnitTest
+     * The URL of the server of this name, started on first use. Kept in a system property because a QuarkusUnitTest
      * class is loaded by two class loaders, each with its own statics.
      */
-    public static synchronized String sharedUrl() {
-        String url = System.getProperty(SHARED_URL);
+    public static synchronized String sharedUrl(String name) {
+        String property = "delayed-jobs.test.redis-url." + name;
+        String url = System.getProperty(property);
         if (url == null) {
-            url = new RedisTestServer(List.of()).url();
-            System.setProperty(SHARED_URL, url);
+            url = new RedisTestServer().url();
+            System.setProperty(property, url);
         }
         return url;
     }
 
-    /** A server of its own, for tests that stop or restart it. */
-    public static RedisTestServer start(String... extraArgs) {
-        return new RedisTestServer(List.of(extraArgs));
+    /** Shuts the server at {@code url} down and waits until it no longer accepts connections. */
+    public static void shutdown(String url) {
+        int port = Integer.parseInt(url.substring(url.lastIndexOf(':') + 1));
+        command(url, "SHUTDOWN", "NOSAVE");
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !accepts(port));
     }
 
     public int port() {
@@ -86,7 +90,7 @@ public final class RedisTestServer {
         }
     }
 
-    public void stop() {
+    private void stop() {
         process.destroy();
         try {
             process.waitFor();
@@ -95,7 +99,7 @@ public final class RedisTestServer {
         }
     }
 
-    private boolean accepts() {
+    private static boolean accepts(int port) {
         try (Socket ignored = new Socket("127.0.0.1", port)) {
             return true;
         } catch (IOException e) {

@@ -151,6 +151,13 @@ public class SchedulerOperationsTest {
     }
 
     @Test
+    void scriptsAreLoadedAgainWhenRedisForgotThem() {
+        assertEquals("+OK", RedisTestServer.command(RedisTestServer.sharedUrl(), "SCRIPT", "FLUSH"));
+        assertEquals(ScheduleResult.CREATED, scheduler.schedule(QUEUE, "after-flush", "x", T1));
+        assertEquals(JobInfo.State.PENDING, scheduler.find(QUEUE, "after-flush").orElseThrow().state());
+    }
+
+    @Test
     void theReactiveSchedulerDoesTheSame() {
         assertEquals(ScheduleResult.CREATED,
                 reactive.schedule(QUEUE, "reactive", "r", T1).await().atMost(Duration.ofSeconds(5)));
