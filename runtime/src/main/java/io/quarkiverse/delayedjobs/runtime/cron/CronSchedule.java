@@ -1,0 +1,164 @@
+package io.quarkiverse.delayedjobs.runtime.cron;
+
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.zone.ZoneOffsetTransition;
+import java.util.Optional;
+
+import com.cronutils.model.Cron;
+import com.cronutils.model.CronType;
+import com.cronutils.model.definition.CronDefinitionBuilder;
+import com.cronutils.model.time.ExecutionTime;
+import com.cronutils.parser.CronParser;
+
+import io.quarkiverse.delayedjobs.MisfirePolicy;
+
+/**
+ * A cron expression in a time zone, with the DST rules this extension promises: the cron matches wall-clock times,
+ * and each matching wall-clock time fires once. A time that does not exist (in a spring-forward gap) fires at the
+ * same wall-clock time shifted forward by the length of the gap, as {@link ZonedDateTime#of} resolves it; a time that
+ * exists twice (in a fall-back overlap) fires at its first, earlier-offset instant only. Two times that land on the
+ * same instant fire once.
+ */
+public final class CronSchedule {
+
+    private static final CronParser UNIX = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.UNIX));
+    private static final CronParser QUARTZ = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.QUARTZ));
+    private static final CronParser SPRING = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.SPRING53));
+    /** Bounds the search for the next instant; a schedule matching no time for this many candidates has none. */
+    private static final int MAX_CANDIDATES = 100_000;
+
+    private final String expression;
+    private final ZoneId zone;
+    private final MisfirePolicy misfire;
+    private final ExecutionTime executionTime;
+
+    private CronSchedule(String expression, ZoneId zone, MisfirePolicy misfire, ExecutionTime executionTime) {
+        this.expression = expression;
+        this.zone = zone;
+        this.misfire = misfire;
+        this.executionTime = executionTime;
+    }
+
+    /**
+     * Parses a Unix 5-field or Quartz 6/7-field expression.
+     *
+     * @throws IllegalArgumentException naming {@code cron} or {@code zone} when either is invalid
+     */
+    public static CronSchedule of(String expression, String zone, MisfirePolicy misfire) {
+        return new CronSchedule(expression, zone(zone), misfire, ExecutionTime.forCron(parse(expression)));
+    }
+
+    public static Cron parse(String expression) {
+        if (expression == null || expression.isBlank()) {
+            throw new IllegalArgumentException("cron must not be blank");
+        }
+        int fields = expression.trim().split("\\s+").length;
+        try {
+            if (fields == 5) {
+                return UNIX.parse(expression).validate();
+            }
+            if (fields == 6 || fields == 7) {
+                try {
+                    return QUARTZ.parse(expression).validate();
+                } catch (IllegalArgumentException quartz) {
+                    if (fields == 6) {
+                        // Quartz wants '?' in day-of-month or day-of-week; accept '*' in both as Spring does.
+                        return SPRING.parse(expression).validate();
+                    }
+                    throw quartz;
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("cron must be a valid Unix 5-field or Quartz 6/7-field expression, '"
+                    + expression + "' is not: " + e.getMessage(), e);
+        }
+        throw new IllegalArgumentException("cron must have 5 (Unix) or 6 or 7 (Quartz) fields, '" + expression
+                + "' has " + fields);
+    }
+
+    public static ZoneId zone(String zone) {
+        if (zone == null || zone.isEmpty()) {
+            return ZoneOffset.UTC;
+        }
+        try {
+            return ZoneId.of(zone);
+        } catch (DateTimeException e) {
+            throw new IllegalArgumentException("zone must be a known time-zone id such as Europe/Paris, was '" + zone
+                    + "'", e);
+        }
+    }
+
+    public String expression() {
+        return expression;
+    }
+
+    public ZoneId zone() {
+        return zone;
+    }
+
+    public MisfirePolicy misfire() {
+        return misfire;
+    }
+
+    /** The first occurrence strictly after {@code after}. */
+    public Instant next(Instant after) {
+        LocalDateTime local = LocalDateTime.ofInstant(after, zone);
+        // A wall-clock time in a gap just before 'after' fires shifted forward, possibly after 'after': look back.
+        ZoneOffsetTransition transition = zone.getRules().previousTransition(after.plusNanos(1));
+        if (transition != null && transition.isGap()
+                && !transition.getInstant().isBefore(after.minus(transition.getDuration()))) {
+            local = transition.getDateTimeBefore().minusNanos(1);
+        }
+        for (int i = 0; i < MAX_CANDIDATES; i++) {
+            Optional<ZonedDateTime> candidate = executionTime.nextExecution(local.atZone(ZoneOffset.UTC));
+            if (candidate.isEmpty()) {
+                break;
+            }
+            local = candidate.get().toLocalDateTime();
+            Instant at = ZonedDateTime.ofLocal(local, zone, null).toInstant();
+            if (at.isAfter(after)) {
+                return at;
+            }
+        }
+        throw new IllegalStateException("cron '" + expression + "' has no occurrence after " + after);
+    }
+
+    /** The latest occurrence at or before {@code atOrBefore}, if any. */
+    public Optional<Instant> previous(Instant atOrBefore) {
+        LocalDateTime local = LocalDateTime.ofInstant(atOrBefore, zone).plusNanos(1);
+        // In the second pass of an overlap, later wall-clock times of the first pass fired before 'atOrBefore'.
+        ZoneOffsetTransition transition = zone.getRules().previousTransition(atOrBefore.plusNanos(1));
+        if (transition != null && transition.isOverlap()
+                && atOrBefore.isBefore(transition.getInstant().plus(transition.getDuration().abs()))) {
+            local = transition.getDateTimeBefore();
+        }
+        for (int i = 0; i < MAX_CANDIDATES; i++) {
+            Optional<ZonedDateTime> candidate = executionTime.lastExecution(local.atZone(ZoneOffset.UTC));
+            if (candidate.isEmpty()) {
+                return Optional.empty();
+            }
+            local = candidate.get().toLocalDateTime();
+            Instant at = ZonedDateTime.ofLocal(local, zone, null).toInstant();
+            if (!at.isAfter(atOrBefore)) {
+                return Optional.of(at);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** How the schedule is stored in the {@code cron} hash: {@code misfire|zone|expression}. */
+    public String encode() {
+        return misfire.name() + "|" + zone.getId() + "|" + expression;
+    }
+
+    public static CronSchedule decode(String encoded) {
+        int a = encoded.indexOf('|');
+        int b = encoded.indexOf('|', a + 1);
+        return of(encoded.substring(b + 1), encoded.substring(a + 1, b), MisfirePolicy.valueOf(encoded.substring(0, a)));
+    }
+}

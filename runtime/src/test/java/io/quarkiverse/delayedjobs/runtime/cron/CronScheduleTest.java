@@ -1,0 +1,120 @@
+package io.quarkiverse.delayedjobs.runtime.cron;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+
+import io.quarkiverse.delayedjobs.MisfirePolicy;
+
+class CronScheduleTest {
+
+    static Instant at(String offsetDateTime) {
+        return OffsetDateTime.parse(offsetDateTime).toInstant();
+    }
+
+    static List<Instant> occurrences(CronSchedule schedule, String from, String to) {
+        List<Instant> all = new ArrayList<>();
+        Instant next = schedule.next(at(from));
+        while (!next.isAfter(at(to))) {
+            all.add(next);
+            next = schedule.next(next);
+        }
+        return all;
+    }
+
+    static List<Instant> instants(String... offsetDateTimes) {
+        return List.of(offsetDateTimes).stream().map(CronScheduleTest::at).toList();
+    }
+
+    @Test
+    void parisSpringForwardFiresASkippedTimeOnceShiftedByTheGap() {
+        CronSchedule daily = CronSchedule.of("30 2 * * *", "Europe/Paris", MisfirePolicy.FIRE_ONCE);
+        assertEquals(instants("2026-03-28T02:30+01:00", "2026-03-29T03:30+02:00", "2026-03-30T02:30+02:00"),
+                occurrences(daily, "2026-03-28T00:00+01:00", "2026-03-30T12:00+02:00"));
+    }
+
+    @Test
+    void parisFallBackFiresARepeatedTimeOnceAtItsFirstInstant() {
+        CronSchedule daily = CronSchedule.of("30 2 * * *", "Europe/Paris", MisfirePolicy.FIRE_ONCE);
+        assertEquals(instants("2026-10-24T02:30+02:00", "2026-10-25T02:30+02:00", "2026-10-26T02:30+01:00"),
+                occurrences(daily, "2026-10-24T00:00+02:00", "2026-10-26T12:00+01:00"));
+    }
+
+    @Test
+    void parisFallBackEveryQuarterHourFiresEachWallClockTimeOnce() {
+        CronSchedule quarterly = CronSchedule.of("*/15 * * * *", "Europe/Paris", MisfirePolicy.FIRE_ONCE);
+        assertEquals(instants("2026-10-25T02:00+02:00", "2026-10-25T02:15+02:00", "2026-10-25T02:30+02:00",
+                "2026-10-25T02:45+02:00", "2026-10-25T03:00+01:00", "2026-10-25T03:15+01:00"),
+                occurrences(quarterly, "2026-10-25T01:50+02:00", "2026-10-25T03:20+01:00"));
+    }
+
+    @Test
+    void parisSpringForwardEveryQuarterHourFiresEachInstantOnce() {
+        CronSchedule quarterly = CronSchedule.of("*/15 * * * *", "Europe/Paris", MisfirePolicy.FIRE_ONCE);
+        assertEquals(instants("2026-03-29T01:45+01:00", "2026-03-29T03:00+02:00", "2026-03-29T03:15+02:00",
+                "2026-03-29T03:30+02:00", "2026-03-29T03:45+02:00", "2026-03-29T04:00+02:00"),
+                occurrences(quarterly, "2026-03-29T01:40+01:00", "2026-03-29T04:00+02:00"));
+    }
+
+    @Test
+    void newYorkSpringForwardAndFallBack() {
+        CronSchedule early = CronSchedule.of("30 2 * * *", "America/New_York", MisfirePolicy.FIRE_ONCE);
+        assertEquals(instants("2026-03-07T02:30-05:00", "2026-03-08T03:30-04:00", "2026-03-09T02:30-04:00"),
+                occurrences(early, "2026-03-07T00:00-05:00", "2026-03-09T12:00-04:00"));
+        CronSchedule repeated = CronSchedule.of("30 1 * * *", "America/New_York", MisfirePolicy.FIRE_ONCE);
+        assertEquals(instants("2026-10-31T01:30-04:00", "2026-11-01T01:30-04:00", "2026-11-02T01:30-05:00"),
+                occurrences(repeated, "2026-10-31T00:00-04:00", "2026-11-02T12:00-05:00"));
+    }
+
+    @Test
+    void previousFindsTheLatestOccurrenceAtOrBefore() {
+        CronSchedule hourly = CronSchedule.of("0 * * * *", "UTC", MisfirePolicy.CATCH_UP);
+        assertEquals(Optional.of(at("2026-01-01T10:00Z")), hourly.previous(at("2026-01-01T10:59Z")));
+        assertEquals(Optional.of(at("2026-01-01T10:00Z")), hourly.previous(at("2026-01-01T10:00Z")));
+        // In the second pass of the Paris overlap, 02:50 of the first pass is the latest occurrence.
+        CronSchedule tenMinutes = CronSchedule.of("*/10 * * * *", "Europe/Paris", MisfirePolicy.CATCH_UP);
+        assertEquals(Optional.of(at("2026-10-25T02:50+02:00")), tenMinutes.previous(at("2026-10-25T02:40+01:00")));
+    }
+
+    @Test
+    void unixAndQuartzExpressionsAreAccepted() {
+        Instant from = at("2026-01-01T00:00Z");
+        assertEquals(at("2026-01-01T03:00Z"), CronSchedule.of("0 3 * * *", "", MisfirePolicy.SKIP).next(from));
+        assertEquals(at("2026-01-01T03:00Z"), CronSchedule.of("0 0 3 * * ?", "UTC", MisfirePolicy.SKIP).next(from));
+        assertEquals(at("2026-01-01T03:00Z"), CronSchedule.of("0 0 3 * * *", "UTC", MisfirePolicy.SKIP).next(from));
+        assertEquals(at("2030-01-01T03:00Z"), CronSchedule.of("0 0 3 * * ? 2030", "UTC", MisfirePolicy.SKIP).next(from));
+        assertEquals(at("2026-01-01T00:00:01Z"), CronSchedule.of("* * * * * ?", "UTC", MisfirePolicy.SKIP).next(from));
+    }
+
+    @Test
+    void invalidExpressionsAndZonesAreRefusedWithTheRule() {
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> CronSchedule.of("61 * * * *", "UTC", MisfirePolicy.SKIP));
+        assertTrue(bad.getMessage().startsWith("cron must be a valid Unix 5-field or Quartz 6/7-field expression,"
+                + " '61 * * * *' is not"), bad.getMessage());
+        assertEquals("cron must have 5 (Unix) or 6 or 7 (Quartz) fields, '* * * *' has 4", assertThrows(
+                IllegalArgumentException.class, () -> CronSchedule.of("* * * *", "UTC", MisfirePolicy.SKIP))
+                .getMessage());
+        assertEquals("cron must not be blank", assertThrows(IllegalArgumentException.class,
+                () -> CronSchedule.of(" ", "UTC", MisfirePolicy.SKIP)).getMessage());
+        assertEquals("zone must be a known time-zone id such as Europe/Paris, was 'Mars/Olympus'", assertThrows(
+                IllegalArgumentException.class, () -> CronSchedule.of("0 3 * * *", "Mars/Olympus", MisfirePolicy.SKIP))
+                .getMessage());
+    }
+
+    @Test
+    void encodedSchedulesReadBack() {
+        CronSchedule schedule = CronSchedule.of("0 9 * * MON", "Europe/Paris", MisfirePolicy.CATCH_UP);
+        assertEquals("CATCH_UP|Europe/Paris|0 9 * * MON", schedule.encode());
+        CronSchedule back = CronSchedule.decode(schedule.encode());
+        assertEquals(schedule.encode(), back.encode());
+    }
+}
