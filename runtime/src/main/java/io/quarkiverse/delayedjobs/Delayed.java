@@ -16,6 +16,9 @@ import java.lang.annotation.Target;
  * A method returning {@code void} runs on a worker thread unless annotated {@code @NonBlocking}; an asynchronous one
  * runs on the event loop unless annotated {@code @Blocking}; {@code @RunOnVirtualThread} runs it on a virtual thread.
  * A queue has at most one handler per application; every rule is checked at build time.
+ * <p>
+ * With a {@link #cron()} the handler is also recurring: every instance registers the schedule at startup under the
+ * job id equal to the queue name, and each occurrence runs once across all instances.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
@@ -34,7 +37,12 @@ public @interface Delayed {
     String cron() default "";
 
     /**
-     * The time zone the cron expression is evaluated in; empty means UTC.
+     * The time zone the cron expression is evaluated in, such as {@code Europe/Paris}; empty means UTC.
      */
     String timeZone() default "";
+
+    /**
+     * What the recurring job does with occurrences missed while no instance could run them.
+     */
+    MisfirePolicy misfire() default MisfirePolicy.FIRE_ONCE;
 }

@@ -2,6 +2,7 @@ package io.quarkiverse.delayedjobs;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Optional;
 
@@ -47,6 +48,26 @@ public interface DelayedScheduler {
      * @see #schedule(String, String, Object, Duration, OnConflict)
      */
     ScheduleResult schedule(String queue, String id, Object payload, Instant dueAt, OnConflict onConflict);
+
+    /**
+     * Creates or updates a recurring job: each occurrence of {@code cron} in {@code zone} runs the queue's handler
+     * once across all instances, with {@code payload}. Registering the same schedule and payload again leaves it as it
+     * is ({@link ScheduleResult#KEPT}); a different one replaces it at once. {@link #cancel(String, String)} removes
+     * it. Missed occurrences are run once ({@link MisfirePolicy#FIRE_ONCE}).
+     *
+     * @param cron a Unix 5-field or Quartz 6/7-field expression
+     * @param zone the time zone the expression is read in
+     */
+    default ScheduleResult recurring(String queue, String id, String cron, ZoneId zone, Object payload) {
+        return recurring(queue, id, cron, zone, payload, MisfirePolicy.FIRE_ONCE);
+    }
+
+    /**
+     * Creates or updates a recurring job with the given misfire policy.
+     *
+     * @see #recurring(String, String, String, ZoneId, Object)
+     */
+    ScheduleResult recurring(String queue, String id, String cron, ZoneId zone, Object payload, MisfirePolicy misfire);
 
     /**
      * Removes the pending, running or dead job with that id. A running delivery of it finishes, but can no longer

@@ -28,6 +28,7 @@ import org.jboss.jandex.IndexView;
 import org.jboss.jandex.MethodInfo;
 import org.jboss.jandex.Type;
 
+import io.quarkiverse.delayedjobs.MisfirePolicy;
 import io.quarkiverse.delayedjobs.runtime.DelayedJobsRecorder;
 import io.quarkiverse.delayedjobs.runtime.DelayedSchedulerImpl;
 import io.quarkiverse.delayedjobs.runtime.ExecutionModel;
@@ -37,6 +38,8 @@ import io.quarkiverse.delayedjobs.runtime.JobArguments;
 import io.quarkiverse.delayedjobs.runtime.PayloadCodec;
 import io.quarkiverse.delayedjobs.runtime.ReactiveDelayedSchedulerImpl;
 import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsBuildTimeConfig;
+import io.quarkiverse.delayedjobs.runtime.cron.ConfigExpressions;
+import io.quarkiverse.delayedjobs.runtime.cron.CronSchedule;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkiverse.delayedjobs.runtime.worker.DelayedJobsEngine;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
@@ -205,8 +208,28 @@ class DelayedJobsProcessor {
                 : nonBlocking ? ExecutionModel.EVENT_LOOP
                         : blocking ? ExecutionModel.BLOCKING
                                 : async ? ExecutionModel.EVENT_LOOP : ExecutionModel.BLOCKING;
-        return new DelayedMethodBuildItem(bean, method, queue, model, payloadIndex, contextIndex, null,
-                stringValue(delayed, "cron"), stringValue(delayed, "timeZone"));
+        String cron = stringValue(delayed, "cron");
+        String timeZone = stringValue(delayed, "timeZone");
+        AnnotationValue misfire = delayed.value("misfire");
+        if (cron != null && !ConfigExpressions.isExpression(cron)) {
+            try {
+                CronSchedule.parse(cron);
+            } catch (IllegalArgumentException e) {
+                problems.add(problem(e.getMessage(), method));
+            }
+        }
+        if (timeZone != null && !ConfigExpressions.isExpression(timeZone)) {
+            try {
+                CronSchedule.zone(timeZone);
+            } catch (IllegalArgumentException e) {
+                problems.add(problem("timeZone" + e.getMessage().substring("zone".length()), method));
+            }
+        }
+        if (cron == null && (timeZone != null || misfire != null)) {
+            problems.add(problem("timeZone and misfire apply to recurring handlers only: set cron too", method));
+        }
+        return new DelayedMethodBuildItem(bean, method, queue, model, payloadIndex, contextIndex, null, cron, timeZone,
+                misfire == null ? MisfirePolicy.FIRE_ONCE : MisfirePolicy.valueOf(misfire.asEnum()));
     }
 
     private static String stringValue(AnnotationInstance annotation, String name) {
@@ -250,7 +273,7 @@ class DelayedJobsProcessor {
                     m.getMethodDescription(),
                     m.getPayloadIndex() < 0 ? null : canonical(method.parameterType(m.getPayloadIndex())),
                     m.getPayloadIndex(), m.getContextIndex(), method.parametersCount(), m.getExecutionModel(),
-                    m.getCron(), m.getTimeZone()));
+                    m.getCron(), m.getTimeZone(), m.getMisfire()));
         });
         syntheticBeans.produce(SyntheticBeanBuildItem.configure(HandlerRegistry.class).scope(Singleton.class)
                 .setRuntimeInit().supplier(recorder.registry(handlers)).done());

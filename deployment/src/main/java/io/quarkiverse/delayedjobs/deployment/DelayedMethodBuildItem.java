@@ -2,6 +2,7 @@ package io.quarkiverse.delayedjobs.deployment;
 
 import org.jboss.jandex.MethodInfo;
 
+import io.quarkiverse.delayedjobs.MisfirePolicy;
 import io.quarkiverse.delayedjobs.runtime.ExecutionModel;
 import io.quarkus.arc.processor.BeanInfo;
 import io.quarkus.arc.processor.InvokerInfo;
@@ -21,9 +22,10 @@ public final class DelayedMethodBuildItem extends MultiBuildItem {
     private final InvokerInfo invoker;
     private final String cron;
     private final String timeZone;
+    private final MisfirePolicy misfire;
 
     DelayedMethodBuildItem(BeanInfo bean, MethodInfo method, String queue, ExecutionModel executionModel,
-            int payloadIndex, int contextIndex, InvokerInfo invoker, String cron, String timeZone) {
+            int payloadIndex, int contextIndex, InvokerInfo invoker, String cron, String timeZone, MisfirePolicy misfire) {
         this.bean = bean;
         this.method = method;
         this.queue = queue;
@@ -33,6 +35,7 @@ public final class DelayedMethodBuildItem extends MultiBuildItem {
         this.invoker = invoker;
         this.cron = cron;
         this.timeZone = timeZone;
+        this.misfire = misfire;
     }
 
     public BeanInfo getBean() {
@@ -75,7 +78,11 @@ public final class DelayedMethodBuildItem extends MultiBuildItem {
 
     DelayedMethodBuildItem withInvoker(InvokerInfo invoker) {
         return new DelayedMethodBuildItem(bean, method, queue, executionModel, payloadIndex, contextIndex, invoker, cron,
-                timeZone);
+                timeZone, misfire);
+    }
+
+    public MisfirePolicy getMisfire() {
+        return misfire;
     }
 
     public String getMethodDescription() {

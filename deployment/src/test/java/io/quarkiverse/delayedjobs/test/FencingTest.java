@@ -81,7 +81,7 @@ public class FencingTest {
 
         int shard = keys.shardOf("job");
         assertEquals(0, get(store.ack(keys, shard, List.of(new Ack("job", stale.token(), null)))));
-        assertEquals(RetryOutcome.STALE, get(store.retry(keys, shard, "job", stale.token(), 0, "late", false,
+        assertEquals(RetryOutcome.STALE, get(store.retry(keys, shard, "job", stale.token(), 0, "late", false, null,
                 withLease(Duration.ofSeconds(30)))));
         assertEquals(List.of(stale.token()), get(store.renew(keys, shard,
                 List.<String[]> of(new String[] { "job", stale.token() }), Duration.ofSeconds(30))));
@@ -102,7 +102,7 @@ public class FencingTest {
         scheduler.schedule("replaced", "job", "new", Duration.ofDays(1), OnConflict.REPLACE);
         int shard = keys.shardOf("job");
         assertEquals(0, get(store.ack(keys, shard, List.of(new Ack("job", running.token(), null)))));
-        assertEquals(RetryOutcome.STALE, get(store.retry(keys, shard, "job", running.token(), 0, "boom", true,
+        assertEquals(RetryOutcome.STALE, get(store.retry(keys, shard, "job", running.token(), 0, "boom", true, null,
                 withLease(Duration.ofSeconds(30)))));
         JobInfo info = scheduler.find("replaced", "job").orElseThrow();
         assertEquals(JobInfo.State.PENDING, info.state());

@@ -7,6 +7,7 @@ import java.util.function.Supplier;
 
 import jakarta.enterprise.invoke.Invoker;
 
+import io.quarkiverse.delayedjobs.MisfirePolicy;
 import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkus.arc.SyntheticCreationalContext;
@@ -35,9 +36,9 @@ public class DelayedJobsRecorder {
 
     public RuntimeValue<HandlerDefinition> handler(RuntimeValue<Invoker<Object, Object>> invoker, String queue,
             String method, String payloadType, int payloadIndex, int contextIndex, int parameterCount,
-            ExecutionModel executionModel, String cron, String timeZone) {
+            ExecutionModel executionModel, String cron, String timeZone, MisfirePolicy misfire) {
         return new RuntimeValue<>(new HandlerDefinition(queue, method, invoker.getValue(), payloadType, payloadIndex,
-                contextIndex, parameterCount, executionModel, cron, timeZone));
+                contextIndex, parameterCount, executionModel, cron, timeZone, misfire));
     }
 
     public Supplier<HandlerRegistry> registry(List<RuntimeValue<HandlerDefinition>> handlers) {

@@ -2,6 +2,7 @@ package io.quarkiverse.delayedjobs.runtime;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Optional;
 
@@ -9,6 +10,7 @@ import jakarta.inject.Singleton;
 
 import io.quarkiverse.delayedjobs.DelayedScheduler;
 import io.quarkiverse.delayedjobs.JobInfo;
+import io.quarkiverse.delayedjobs.MisfirePolicy;
 import io.quarkiverse.delayedjobs.OnConflict;
 import io.quarkiverse.delayedjobs.QueueStats;
 import io.quarkiverse.delayedjobs.ScheduleResult;
@@ -33,6 +35,12 @@ public class DelayedSchedulerImpl implements DelayedScheduler {
     @Override
     public ScheduleResult schedule(String queue, String id, Object payload, Instant dueAt, OnConflict onConflict) {
         return reactive.schedule(queue, id, payload, dueAt, onConflict).await().indefinitely();
+    }
+
+    @Override
+    public ScheduleResult recurring(String queue, String id, String cron, ZoneId zone, Object payload,
+            MisfirePolicy misfire) {
+        return reactive.recurring(queue, id, cron, zone, payload, misfire).await().indefinitely();
     }
 
     @Override

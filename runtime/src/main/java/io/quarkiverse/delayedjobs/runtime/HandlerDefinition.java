@@ -2,6 +2,8 @@ package io.quarkiverse.delayedjobs.runtime;
 
 import jakarta.enterprise.invoke.Invoker;
 
+import io.quarkiverse.delayedjobs.MisfirePolicy;
+
 /**
  * A {@code @Delayed} method as validated at build time.
  *
@@ -15,8 +17,9 @@ import jakarta.enterprise.invoke.Invoker;
  * @param executionModel where it runs
  * @param cron the cron expression of a recurring handler, or null
  * @param timeZone the zone of the cron expression, or null for UTC
+ * @param misfire the misfire policy of a recurring handler
  */
 public record HandlerDefinition(String queue, String method, Invoker<Object, Object> invoker, String payloadType,
         int payloadIndex, int contextIndex, int parameterCount, ExecutionModel executionModel, String cron,
-        String timeZone) {
+        String timeZone, MisfirePolicy misfire) {
 }

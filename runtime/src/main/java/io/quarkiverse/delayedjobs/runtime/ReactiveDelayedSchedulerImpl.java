@@ -2,6 +2,7 @@ package io.quarkiverse.delayedjobs.runtime;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -9,10 +10,12 @@ import java.util.function.Supplier;
 import jakarta.inject.Singleton;
 
 import io.quarkiverse.delayedjobs.JobInfo;
+import io.quarkiverse.delayedjobs.MisfirePolicy;
 import io.quarkiverse.delayedjobs.OnConflict;
 import io.quarkiverse.delayedjobs.QueueStats;
 import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
 import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkiverse.delayedjobs.runtime.cron.CronSchedule;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Future;
@@ -55,6 +58,20 @@ public class ReactiveDelayedSchedulerImpl implements ReactiveDelayedScheduler {
     }
 
     @Override
+    public Uni<ScheduleResult> recurring(String queue, String id, String cron, ZoneId zone, Object payload,
+            MisfirePolicy misfire) {
+        return call(() -> {
+            JobArguments.queue(queue);
+            JobArguments.id(id);
+            JobArguments.notNull("zone", zone);
+            JobArguments.notNull("misfire", misfire);
+            CronSchedule schedule = CronSchedule.of(cron, zone.getId(), misfire);
+            String json = codec.write(payload, store.config().maxPayloadSize().asLongValue());
+            return store.recurring(queue, id, json, schedule).map(JobStore.Scheduled::result);
+        });
+    }
+
+    @Override
     public Uni<Boolean> cancel(String queue, String id) {
         return call(() -> store.cancel(JobArguments.queue(queue), JobArguments.id(id)));
     }
@@ -93,6 +110,6 @@ public class ReactiveDelayedSchedulerImpl implements ReactiveDelayedScheduler {
 
     /** Checks the arguments at subscription, so that a bad call fails the Uni instead of throwing. */
     private static <T> Uni<T> call(Supplier<Future<T>> operation) {
-        return Uni.createFrom().deferred(() -> Uni.createFrom().completionStage(() -> operation.get().toCompletionStage()));
+        return Uni.createFrom().completionStage(() -> operation.get().toCompletionStage());
     }
 }

@@ -56,6 +56,13 @@ public interface DelayedJobsRuntimeConfig {
     Duration shutdownTimeout();
 
     /**
+     * The most missed occurrences a recurring job with the {@code CATCH_UP} misfire policy runs after a downtime: the
+     * most recent ones.
+     */
+    @WithDefault("100")
+    int catchUpLimit();
+
+    /**
      * Bounds of the dead letters of each queue.
      */
     @ConfigDocSection

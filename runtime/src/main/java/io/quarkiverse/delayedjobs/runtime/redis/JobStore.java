@@ -16,6 +16,7 @@ import io.quarkiverse.delayedjobs.QueueStats;
 import io.quarkiverse.delayedjobs.ScheduleResult;
 import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
 import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
+import io.quarkiverse.delayedjobs.runtime.cron.CronSchedule;
 import io.vertx.core.Future;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
@@ -116,6 +117,22 @@ public class JobStore {
         }).map(r -> new Scheduled(ScheduleResult.valueOf(r.get(0).toString()), r.get(1).toLong()));
     }
 
+    /** Creates or updates a recurring job, armed (when new or changed) at its first occurrence by the Redis clock. */
+    public Future<Scheduled> recurring(String queue, String id, String payload, CronSchedule schedule) {
+        return queue(queue).compose(k -> time().compose(now -> {
+            int shard = k.shardOf(id);
+            long first = schedule.next(Instant.ofEpochMilli(now)).toEpochMilli();
+            return run(Script.RECURRING, k.shard(shard),
+                    List.of(id, payload, schedule.encode(), first, k.wakeChannel(), shard));
+        })).map(r -> new Scheduled(ScheduleResult.valueOf(r.get(0).toString()), r.get(1).toLong()));
+    }
+
+    /** The Redis server's clock, in ms since the epoch. */
+    public Future<Long> time() {
+        return redis.send(Request.cmd(Command.TIME)).recover(e -> fail("read the time", e))
+                .map(r -> r.get(0).toLong() * 1000 + r.get(1).toLong() / 1000);
+    }
+
     public Future<Boolean> cancel(String queue, String id) {
         return queue(queue).compose(k -> run(Script.CANCEL, k.shard(k.shardOf(id)), List.of(id)))
                 .map(r -> r.toInteger() == 1);
@@ -142,8 +159,11 @@ public class JobStore {
     private static JobInfo info(String queue, String id, JobInfo.State state, Response envelope, Response error,
             Response cron) {
         Envelope e = Envelope.parse(envelope.toString());
+        // The cron hash holds 'misfire|zone|expression'; JobInfo shows the expression.
+        String schedule = cron == null ? null : cron.toString();
         return new JobInfo(queue, id, state, Instant.ofEpochMilli(e.dueMs()), e.attempts(),
-                error == null ? null : error.toString(), e.payload(), cron == null ? null : cron.toString());
+                error == null ? null : error.toString(), e.payload(),
+                schedule == null ? null : schedule.substring(schedule.indexOf('|', schedule.indexOf('|') + 1) + 1));
     }
 
     public Future<Boolean> requeue(String queue, String id) {
@@ -247,14 +267,20 @@ public class JobStore {
     public enum RetryOutcome {
         STALE,
         RETRIED,
-        DEAD
+        DEAD,
+        /** A recurring job that could not be retried before its next occurrence: that occurrence is armed. */
+        REARMED
     }
 
+    /**
+     * Records a failed delivery. {@code rearmMs} is the next occurrence of a recurring job (null for a plain job),
+     * armed instead of a retry that would come too late or instead of the dead letters.
+     */
     public Future<RetryOutcome> retry(QueueKeys k, int shard, String id, String token, long delayMs, String error,
-            boolean deadAtOnce, QueueSettings settings) {
+            boolean deadAtOnce, Long rearmMs, QueueSettings settings) {
         return run(Script.RETRY, k.shard(shard), List.of(id, token, delayMs, error, settings.maxAttempts(),
                 config.deadLetter().maxSize(), config.deadLetter().retention().toMillis(),
-                deadAtOnce ? "dead" : "retry", k.wakeChannel(), shard))
+                deadAtOnce ? "dead" : "retry", k.wakeChannel(), shard, rearmMs == null ? "" : rearmMs))
                 .map(r -> RetryOutcome.values()[r.get(0).toInteger()]);
     }
 

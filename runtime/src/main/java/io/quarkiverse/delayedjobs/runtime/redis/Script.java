@@ -13,6 +13,7 @@ import java.util.HexFormat;
  */
 public enum Script {
     SCHEDULE("schedule.lua"),
+    RECURRING("recurring.lua"),
     CANCEL("cancel.lua"),
     RESCHEDULE("reschedule.lua"),
     FIND("find.lua"),

@@ -13,11 +13,15 @@ import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
+import io.quarkiverse.delayedjobs.ScheduleResult;
 import io.quarkiverse.delayedjobs.runtime.HandlerDefinition;
 import io.quarkiverse.delayedjobs.runtime.HandlerRegistry;
 import io.quarkiverse.delayedjobs.runtime.PayloadCodec;
 import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
 import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
+import io.quarkiverse.delayedjobs.runtime.cron.ConfigExpressions;
+import io.quarkiverse.delayedjobs.runtime.cron.CronSchedule;
+import io.quarkiverse.delayedjobs.runtime.cron.OccurrencePlanner;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
 import io.quarkus.runtime.StartupEvent;
@@ -62,13 +66,17 @@ public class DelayedJobsEngine {
         List<QueueKeys> queues = new ArrayList<>();
         for (HandlerDefinition handler : registry.handlers()) {
             queues.add(await(store.queue(handler.queue())));
+            if (handler.cron() != null) {
+                registerSchedule(handler);
+            }
         }
+        OccurrencePlanner planner = new OccurrencePlanner(config.catchUpLimit());
         Map<String, QueueWorker> byChannel = new HashMap<>();
         for (int i = 0; i < queues.size(); i++) {
             HandlerDefinition handler = registry.handlers().get(i);
             QueueKeys keys = queues.get(i);
             QueueWorker worker = new QueueWorker(keys, QueueSettings.of(config, handler.queue()), store,
-                    new HandlerDispatcher(handler, codec), vertx, config.pollInterval());
+                    new HandlerDispatcher(handler, codec), vertx, config.pollInterval(), planner);
             workers.add(worker);
             byChannel.put(keys.wakeChannel(), worker);
         }
@@ -83,6 +91,14 @@ public class DelayedJobsEngine {
      * Stops claiming, hands back claimed jobs that did not start, and waits up to the shutdown timeout for running
      * handlers. Called when the application stops.
      */
+    /** Every instance registers the static schedules; the script keeps the armed occurrence when nothing changed. */
+    private void registerSchedule(HandlerDefinition handler) throws Exception {
+        CronSchedule schedule = CronSchedule.of(ConfigExpressions.resolve(handler.cron()),
+                handler.timeZone() == null ? null : ConfigExpressions.resolve(handler.timeZone()), handler.misfire());
+        ScheduleResult result = await(store.recurring(handler.queue(), handler.queue(), "null", schedule)).result();
+        LOG.debugf("Recurring schedule '%s' of %s: %s", schedule.encode(), handler.method(), result);
+    }
+
     @PreDestroy
     public void stop() {
         if (workers.isEmpty()) {

@@ -20,6 +20,7 @@ final class Delivery implements JobContext {
     private final Claimed job;
     private final AtomicInteger state = new AtomicInteger(CLAIMED);
     private volatile boolean leaseLost;
+    private Long rearmAt;
 
     Delivery(String queue, int shard, Claimed job) {
         this.queue = queue;
@@ -51,6 +52,15 @@ final class Delivery implements JobContext {
 
     boolean handedBack() {
         return state.get() == HANDED_BACK;
+    }
+
+    /** The next occurrence to arm when this delivery of a recurring job ends; null for a plain job. */
+    Long rearmAt() {
+        return rearmAt;
+    }
+
+    void rearmAt(long nextMs) {
+        rearmAt = nextMs;
     }
 
     void loseLease() {

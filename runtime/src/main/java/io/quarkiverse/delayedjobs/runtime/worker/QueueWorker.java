@@ -12,6 +12,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import org.jboss.logging.Logger;
 
 import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
+import io.quarkiverse.delayedjobs.runtime.cron.OccurrencePlanner;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Ack;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore.ClaimBatch;
@@ -45,6 +46,7 @@ final class QueueWorker {
     private final Vertx vertx;
     private final Context context;
     private final long pollMs;
+    private final OccurrencePlanner planner;
 
     /** Per shard, the earliest score known to be in it, by the Redis clock; UNKNOWN means "look now". */
     private final long[] nextDue;
@@ -61,7 +63,7 @@ final class QueueWorker {
     private final List<Future<Void>> releases = new ArrayList<>();
 
     QueueWorker(QueueKeys keys, QueueSettings settings, JobStore store, HandlerDispatcher dispatcher, Vertx vertx,
-            Duration pollInterval) {
+            Duration pollInterval, OccurrencePlanner planner) {
         this.keys = keys;
         this.settings = settings;
         this.store = store;
@@ -69,6 +71,7 @@ final class QueueWorker {
         this.vertx = vertx;
         this.context = vertx.getOrCreateContext();
         this.pollMs = pollInterval.toMillis();
+        this.planner = planner;
         this.nextDue = new long[keys.shards()];
     }
 
@@ -188,7 +191,29 @@ final class QueueWorker {
             return;
         }
         for (Claimed job : batch.jobs()) {
-            run(new Delivery(keys.queue(), shard, job));
+            Delivery delivery = new Delivery(keys.queue(), shard, job);
+            if (job.cron() == null) {
+                run(delivery);
+                continue;
+            }
+            OccurrencePlanner.Plan plan;
+            try {
+                plan = planner.plan(job.cron(), job.dueMs(), job.attempt(), settings.maxAttempts(), batch.nowMs());
+            } catch (RuntimeException e) {
+                // An unreadable schedule (written by hand, say): the job is handled as a plain one.
+                LOG.warnf("Recurring %s has an unreadable schedule '%s': %s", delivery, job.cron(), e.getMessage());
+                run(delivery);
+                continue;
+            }
+            delivery.rearmAt(plan.nextMs());
+            if (plan.run()) {
+                run(delivery);
+            } else {
+                LOG.debugf("Skipping occurrence %d of recurring %s", job.dueMs(), delivery);
+                store.ack(keys, shard, List.of(new Ack(job.id(), job.token(), plan.nextMs()))).onFailure(
+                        e -> LOG.warnf(e, "Could not arm the next occurrence of %s; it is tried again after its lease",
+                                delivery));
+            }
         }
     }
 
@@ -210,19 +235,22 @@ final class QueueWorker {
         running.remove(delivery.token() + '@' + delivery.shard());
         Claimed job = delivery.job();
         if (failure == null) {
-            store.ack(keys, delivery.shard(), List.of(new Ack(job.id(), job.token(), null)))
+            store.ack(keys, delivery.shard(), List.of(new Ack(job.id(), job.token(), delivery.rearmAt())))
                     .onFailure(e -> LOG.warnf(e, "Could not acknowledge %s; it will run again after its lease",
                             delivery));
         } else {
             boolean unreadable = failure instanceof HandlerDispatcher.UnreadablePayloadException;
             long delay = backoffMs(job.attempt());
-            store.retry(keys, delivery.shard(), job.id(), job.token(), delay, describe(failure), unreadable, settings)
+            store.retry(keys, delivery.shard(), job.id(), job.token(), delay, describe(failure), unreadable,
+                    delivery.rearmAt(), settings)
                     .onSuccess(outcome -> {
                         switch (outcome) {
                             case RETRIED -> LOG.warnf("%s failed, retrying in %d ms: %s", delivery, delay,
                                     describe(failure));
                             case DEAD -> LOG.warnf(failure, "%s failed and moved to the dead letters", delivery);
                             case STALE -> LOG.debugf("%s failed after its claim was lost", delivery);
+                            case REARMED -> LOG.warnf("%s failed; its next occurrence is armed: %s", delivery,
+                                    describe(failure));
                         }
                     })
                     .onFailure(e -> LOG.warnf(e, "Could not record the failure of %s; it will run again after its"

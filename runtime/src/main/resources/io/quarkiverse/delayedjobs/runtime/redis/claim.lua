@@ -1,6 +1,7 @@
 -- Claims due jobs of one shard: jobs whose lease ran out first (their worker died), then pending jobs due by this
 -- server's clock. Each claimed job gets a new fencing token, one more attempt and a lease: it moves to 'run' with
--- the lease end as score. A job whose lease ran out on its last allowed attempt goes to the dead letters instead.
+-- the lease end as score. A plain job whose lease ran out on its last allowed attempt goes to the dead letters
+-- instead.
 -- KEYS: 1 due, 2 run, 3 jobs, 4 dead, 5 err, 6 seq, 7 cron (the keys of the shard)
 -- ARGV: 1 most jobs to claim, 2 lease in ms, 3 max attempts, 4 dead-letter max size, 5 dead-letter retention in ms
 -- Returns {now, next, id, token, attempt, due, payload, cron, id, token, ...}: now is this server's time (ms),
@@ -41,7 +42,8 @@ local function claim(id, from)
   local env = redis.call('HGET', KEYS[3], id)
   local due, attempts, payload = string.match(env, '^(%d+)|(%d+)|[^|]*|(.*)$')
   attempts = tonumber(attempts)
-  if from == KEYS[2] and attempts >= maxAttempts then
+  -- A recurring job is never buried: its worker sees the attempt past the limit and arms the next occurrence.
+  if from == KEYS[2] and attempts >= maxAttempts and redis.call('HEXISTS', KEYS[7], id) == 0 then
     bury(id, due, attempts, payload)
     return
   end

@@ -1,0 +1,31 @@
+package io.quarkiverse.delayedjobs.runtime.cron;
+
+import java.util.Optional;
+
+import org.eclipse.microprofile.config.ConfigProvider;
+
+/**
+ * Resolves an annotation value that is a config expression, {@code ${key}} or {@code ${key:default}}, at run time.
+ */
+public final class ConfigExpressions {
+
+    private ConfigExpressions() {
+    }
+
+    public static boolean isExpression(String value) {
+        return value != null && value.startsWith("${") && value.endsWith("}");
+    }
+
+    public static String resolve(String value) {
+        if (!isExpression(value)) {
+            return value;
+        }
+        String inner = value.substring(2, value.length() - 1);
+        int colon = inner.indexOf(':');
+        String key = colon < 0 ? inner : inner.substring(0, colon);
+        return ConfigProvider.getConfig().getOptionalValue(key, String.class)
+                .or(() -> colon < 0 ? Optional.empty() : Optional.of(inner.substring(colon + 1)))
+                .orElseThrow(() -> new IllegalArgumentException("config property " + key + " of expression " + value
+                        + " is not set"));
+    }
+}

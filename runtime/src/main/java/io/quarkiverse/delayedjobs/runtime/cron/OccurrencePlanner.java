@@ -1,0 +1,70 @@
+package io.quarkiverse.delayedjobs.runtime.cron;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Decides, when an occurrence of a recurring job is claimed, whether to run it and which occurrence to arm next. The
+ * next occurrence is armed when the delivery ends, whether it succeeded or failed, so that one schedule never has two
+ * occurrences in flight and none is lost.
+ */
+public final class OccurrencePlanner {
+
+    /**
+     * @param run whether the handler runs for the claimed occurrence
+     * @param nextMs the occurrence to arm when this delivery ends
+     */
+    public record Plan(boolean run, long nextMs) {
+    }
+
+    private final int catchUpLimit;
+    private final Map<String, CronSchedule> schedules = new ConcurrentHashMap<>();
+
+    public OccurrencePlanner(int catchUpLimit) {
+        this.catchUpLimit = catchUpLimit;
+    }
+
+    /**
+     * @param encoded the schedule as stored in the {@code cron} hash
+     * @param dueMs the claimed occurrence
+     * @param attempt the attempt this delivery is
+     * @param maxAttempts the attempts an occurrence gets
+     * @param nowMs the Redis time of the claim
+     */
+    public Plan plan(String encoded, long dueMs, int attempt, int maxAttempts, long nowMs) {
+        CronSchedule schedule = schedules.computeIfAbsent(encoded, CronSchedule::decode);
+        Instant due = Instant.ofEpochMilli(dueMs);
+        Instant now = Instant.ofEpochMilli(nowMs);
+        if (attempt > maxAttempts) {
+            // Its workers kept dying: give this occurrence up rather than the schedule.
+            return new Plan(false, schedule.next(now.isAfter(due) ? now : due).toEpochMilli());
+        }
+        Instant following = schedule.next(due);
+        if (following.isAfter(now)) {
+            return new Plan(true, following.toEpochMilli());
+        }
+        // Missed: the following occurrence has passed too.
+        return switch (schedule.misfire()) {
+            case FIRE_ONCE -> new Plan(true, schedule.next(now).toEpochMilli());
+            case SKIP -> new Plan(false, schedule.next(now).toEpochMilli());
+            case CATCH_UP -> {
+                Instant oldestKept = oldestOfRecent(schedule, now);
+                yield due.isBefore(oldestKept) ? new Plan(false, oldestKept.toEpochMilli())
+                        : new Plan(true, following.toEpochMilli());
+            }
+        };
+    }
+
+    /** The oldest of the {@code catchUpLimit} most recent occurrences at or before {@code now}. */
+    private Instant oldestOfRecent(CronSchedule schedule, Instant now) {
+        Instant oldest = now;
+        Optional<Instant> previous = schedule.previous(now);
+        for (int i = 0; i < catchUpLimit && previous.isPresent(); i++) {
+            oldest = previous.get();
+            previous = schedule.previous(oldest.minusNanos(1));
+        }
+        return oldest;
+    }
+}
