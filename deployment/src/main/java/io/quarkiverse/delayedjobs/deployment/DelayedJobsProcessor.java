@@ -165,24 +165,33 @@ class DelayedJobsProcessor {
         }
         int payloadIndex = -1;
         int contextIndex = -1;
+        List<Type> payloads = new ArrayList<>();
+        int contexts = 0;
         for (int i = 0; i < method.parametersCount(); i++) {
             Type type = method.parameterType(i);
             if (type.name().equals(JOB_CONTEXT)) {
-                if (contextIndex >= 0) {
-                    problems.add(problem("A @Delayed method may declare at most one JobContext parameter", method));
-                }
+                contexts++;
                 contextIndex = i;
             } else {
-                if (payloadIndex >= 0) {
-                    problems.add(problem("A @Delayed method may declare at most one payload parameter besides"
-                            + " JobContext", method));
-                }
-                if (type.kind() == Type.Kind.PRIMITIVE || type.kind() == Type.Kind.TYPE_VARIABLE) {
-                    problems.add(problem("The payload parameter must be a class, parameterized or array type, was "
-                            + type, method));
-                }
+                payloads.add(type);
                 payloadIndex = i;
+                if (type.kind() == Type.Kind.PRIMITIVE) {
+                    problems.add(problem("The payload parameter must not be a primitive type, was " + type
+                            + "; use its wrapper class", method));
+                } else if (type.kind() == Type.Kind.TYPE_VARIABLE) {
+                    problems.add(problem("The payload parameter must not be a type variable, was " + type, method));
+                }
             }
+        }
+        if (contexts > 1) {
+            problems.add(problem("A @Delayed method may declare at most one JobContext parameter, found " + contexts,
+                    method));
+        }
+        if (payloads.size() > 1) {
+            problems.add(problem("A @Delayed method may declare at most one payload parameter besides JobContext, found "
+                    + payloads.size() + ": " + payloads.stream().map(DelayedJobsProcessor::canonicalName)
+                            .collect(Collectors.joining(", ")),
+                    method));
         }
         boolean async = false;
         Type returnType = method.returnType();
@@ -237,14 +246,20 @@ class DelayedJobsProcessor {
         return value == null || value.asString().isEmpty() ? null : value.asString();
     }
 
-    /** The type as Jackson's TypeFactory.constructFromCanonical reads it, e.g. {@code java.util.List<a.B>}, {@code [I}. */
-    static String canonical(Type type) {
+    /**
+     * The payload type as Jackson's {@code TypeFactory.constructFromCanonical} reads it. {@code Type.toString()} is
+     * not: it keeps type annotations ({@code @Valid Foo}) and spells arrays {@code Foo[]}.
+     */
+    static String canonicalName(Type type) {
         return switch (type.kind()) {
-            case CLASS, ARRAY -> type.name().toString();
+            // Jandex names an array type by its binary name, [Lcom.acme.Foo; as Class.forName wants it.
+            case ARRAY, CLASS, PRIMITIVE, VOID -> type.name().toString();
             case PARAMETERIZED_TYPE -> type.name() + type.asParameterizedType().arguments().stream()
-                    .map(DelayedJobsProcessor::canonical).collect(Collectors.joining(",", "<", ">"));
-            case WILDCARD_TYPE -> canonical(type.asWildcardType().extendsBound());
-            default -> Object.class.getName();
+                    .map(DelayedJobsProcessor::canonicalName).collect(Collectors.joining(",", "<", ">"));
+            case WILDCARD_TYPE -> canonicalName(type.asWildcardType().extendsBound());
+            case TYPE_VARIABLE -> canonicalName(type.asTypeVariable().bounds().get(0));
+            // A recursive bound (T extends Comparable<T>) or a variable Jandex could not resolve.
+            case TYPE_VARIABLE_REFERENCE, UNRESOLVED_TYPE_VARIABLE -> Object.class.getName();
         };
     }
 
@@ -271,7 +286,7 @@ class DelayedJobsProcessor {
             MethodInfo method = m.getMethod();
             handlers.add(recorder.handler(recorderContext.newInstance(className(m.getInvoker())), m.getQueue(),
                     m.getMethodDescription(),
-                    m.getPayloadIndex() < 0 ? null : canonical(method.parameterType(m.getPayloadIndex())),
+                    m.getPayloadIndex() < 0 ? null : canonicalName(method.parameterType(m.getPayloadIndex())),
                     m.getPayloadIndex(), m.getContextIndex(), method.parametersCount(), m.getExecutionModel(),
                     m.getCron(), m.getTimeZone(), m.getMisfire()));
         });

@@ -87,13 +87,15 @@ public interface DelayedJobsRuntimeConfig {
     interface DeadLetterConfig {
 
         /**
-         * The most dead letters kept per queue; the oldest are removed first.
+         * The most dead letters kept per shard of a queue (so a queue keeps up to {@code shards} times this many). When
+         * a job dies, the oldest dead letters of its shard beyond this number are removed.
          */
         @WithDefault("10000")
         int maxSize();
 
         /**
-         * How long a dead letter is kept.
+         * How long a dead letter is kept at least. Older dead letters of a shard are removed when another job of that
+         * shard dies.
          */
         @WithDefault("7d")
         Duration retention();
@@ -167,27 +169,27 @@ public interface DelayedJobsRuntimeConfig {
     interface QueueOverrides {
 
         /**
-         * Shards of this queue.
+         * Shards of this queue, instead of {@code quarkus.delayed-jobs.shards}. Fixed for the life of the queue.
          */
         OptionalInt shards();
 
         /**
-         * Lease of this queue.
+         * Lease of this queue, instead of {@code quarkus.delayed-jobs.lease}.
          */
         Optional<Duration> lease();
 
         /**
-         * Batch size of this queue.
+         * Batch size of this queue, instead of {@code quarkus.delayed-jobs.batch-size}.
          */
         OptionalInt batchSize();
 
         /**
-         * Concurrency of this queue.
+         * Concurrency of this queue in this instance, instead of {@code quarkus.delayed-jobs.concurrency}.
          */
         OptionalInt concurrency();
 
         /**
-         * Max attempts of this queue.
+         * Max attempts of this queue, instead of {@code quarkus.delayed-jobs.max-attempts}.
          */
         OptionalInt maxAttempts();
 
@@ -203,12 +205,14 @@ public interface DelayedJobsRuntimeConfig {
     interface BackoffOverrides {
 
         /**
-         * The delay before the first retry.
+         * The delay before the first retry of a job of this queue, instead of
+         * {@code quarkus.delayed-jobs.backoff.initial}.
          */
         Optional<Duration> initial();
 
         /**
-         * The longest delay between two deliveries.
+         * The longest delay between two deliveries of a job of this queue, instead of
+         * {@code quarkus.delayed-jobs.backoff.max}.
          */
         Optional<Duration> max();
     }

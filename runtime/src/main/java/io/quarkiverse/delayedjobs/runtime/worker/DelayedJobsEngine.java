@@ -117,7 +117,10 @@ public class DelayedJobsEngine {
         } catch (Exception e) {
             LOG.warn("Delayed-jobs workers did not stop cleanly", e);
         }
-        wakeListener.stop();
+        // Null when the start failed before the listener existed.
+        if (wakeListener != null) {
+            wakeListener.stop();
+        }
         workers.clear();
     }
 

@@ -1,0 +1,36 @@
+package io.quarkiverse.delayedjobs.deployment;
+
+import static io.quarkiverse.delayedjobs.deployment.BuildProblems.assertReported;
+import static io.quarkiverse.delayedjobs.deployment.BuildProblems.problem;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quarkiverse.delayedjobs.Delayed;
+import io.quarkus.test.QuarkusUnitTest;
+
+/**
+ * A payload parameter typed by a type variable is a build error: nothing tells which class to read the JSON as.
+ */
+public class InvalidTypeVariablePayloadTest {
+
+    @RegisterExtension
+    static final QuarkusUnitTest test = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(Handlers.class))
+            .overrideConfigKey("quarkus.redis.devservices.enabled", "false")
+            .assertException(failure -> assertReported(failure,
+                    problem("The payload parameter must not be a type variable, was T", Handlers.class, "send")));
+
+    static class Handlers {
+
+        @Delayed("emails")
+        <T> void send(T payload) {
+        }
+    }
+
+    @Test
+    void buildFails() {
+        fail("The build should have failed");
+    }
+}
