@@ -46,9 +46,10 @@ class SeveralInstancesIT {
 
     @AfterEach
     void stopAll() throws InterruptedException {
-        for (Process p : processes.reversed()) {
-            p.destroy();
-            p.waitFor(30, TimeUnit.SECONDS);
+        // Instances first, Redis (the first process) last.
+        for (int i = processes.size() - 1; i >= 0; i--) {
+            processes.get(i).destroy();
+            processes.get(i).waitFor(30, TimeUnit.SECONDS);
         }
     }
 
