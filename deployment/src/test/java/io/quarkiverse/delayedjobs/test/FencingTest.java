@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 
 import jakarta.inject.Inject;
@@ -122,6 +124,21 @@ public class FencingTest {
         assertEquals(0, get(store.ack(keys, keys.shardOf("job"), List.of(new Ack("job", running.token(), null)))));
         assertTrue(scheduler.find("cancelled", "job").isEmpty());
         assertEquals(0, scheduler.stats("cancelled").running());
+    }
+
+    @Test
+    void aJobWaitingForItsRetryShowsTheRetryTime() throws Exception {
+        QueueKeys keys = keys("retrying");
+        Instant due = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        scheduler.schedule("retrying", "job", "p", due);
+        Claimed running = claim(keys, "job", Duration.ofSeconds(30)).get(0);
+        assertEquals(RetryOutcome.RETRIED, get(store.retry(keys, keys.shardOf("job"), "job", running.token(),
+                Duration.ofHours(1).toMillis(), "boom", false, null, withLease(Duration.ofSeconds(30)))));
+        JobInfo info = scheduler.find("retrying", "job").orElseThrow();
+        assertEquals(JobInfo.State.PENDING, info.state());
+        assertTrue(info.dueAt().isAfter(due.plus(Duration.ofMinutes(59))), info.dueAt()::toString);
+        assertEquals("boom", info.lastError());
+        assertEquals(1, info.attempts());
     }
 
     @Test

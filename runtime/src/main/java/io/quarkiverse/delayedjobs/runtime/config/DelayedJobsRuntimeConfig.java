@@ -87,15 +87,14 @@ public interface DelayedJobsRuntimeConfig {
     interface DeadLetterConfig {
 
         /**
-         * The most dead letters kept per shard of a queue (so a queue keeps up to {@code shards} times this many). When
-         * a job dies, the oldest dead letters of its shard beyond this number are removed.
+         * The most dead letters kept per queue. Each shard keeps its share, {@code max-size / shards} (at least one);
+         * when a job dies, the oldest dead letters of its shard beyond that share are removed.
          */
         @WithDefault("10000")
         int maxSize();
 
         /**
-         * How long a dead letter is kept at least. Older dead letters of a shard are removed when another job of that
-         * shard dies.
+         * How long a dead letter is kept. Older ones are removed a few at a time by the workers of the queue.
          */
         @WithDefault("7d")
         Duration retention();

@@ -151,8 +151,12 @@ public class JobStore {
             if (r == null) {
                 return Optional.empty();
             }
-            return Optional.of(info(queue, id, JobInfo.State.valueOf(r.get(0).toString()), r.get(1), r.get(2),
-                    r.get(3)));
+            JobInfo.State state = JobInfo.State.valueOf(r.get(0).toString());
+            JobInfo info = info(queue, id, state, r.get(1), r.get(2), r.get(3));
+            // A pending job in retry backoff runs at its score, not at the due time it was scheduled for.
+            return Optional.of(state != JobInfo.State.PENDING ? info
+                    : new JobInfo(queue, id, state, Instant.ofEpochMilli(r.get(4).toLong()), info.attempts(),
+                            info.lastError(), info.payload(), info.cron()));
         });
     }
 
@@ -236,7 +240,7 @@ public class JobStore {
 
     public Future<ClaimBatch> claim(QueueKeys k, int shard, int limit, QueueSettings settings) {
         return run(Script.CLAIM, k.shard(shard), List.of(limit, settings.lease().toMillis(), settings.maxAttempts(),
-                config.deadLetter().maxSize(), config.deadLetter().retention().toMillis())).map(r -> {
+                deadLettersPerShard(k), config.deadLetter().retention().toMillis())).map(r -> {
                     List<Claimed> jobs = new ArrayList<>((r.size() - 2) / 6);
                     for (int i = 2; i < r.size(); i += 6) {
                         String cron = r.get(i + 5).toString();
@@ -279,9 +283,14 @@ public class JobStore {
     public Future<RetryOutcome> retry(QueueKeys k, int shard, String id, String token, long delayMs, String error,
             boolean deadAtOnce, Long rearmMs, QueueSettings settings) {
         return run(Script.RETRY, k.shard(shard), List.of(id, token, delayMs, error, settings.maxAttempts(),
-                config.deadLetter().maxSize(), config.deadLetter().retention().toMillis(),
+                deadLettersPerShard(k), config.deadLetter().retention().toMillis(),
                 deadAtOnce ? "dead" : "retry", k.wakeChannel(), shard, rearmMs == null ? "" : rearmMs))
                 .map(r -> RetryOutcome.values()[r.get(0).toInteger()]);
+    }
+
+    /** The dead-letter bound is per queue; each shard keeps its share, and at least one. */
+    private int deadLettersPerShard(QueueKeys k) {
+        return Math.max(1, config.deadLetter().maxSize() / k.shards());
     }
 
     /** Renews the leases of the given (id, token) pairs; returns the tokens whose claim is lost. */

@@ -319,9 +319,6 @@ final class QueueWorker {
             if (wakeTimer >= 0) {
                 vertx.cancelTimer(wakeTimer);
             }
-            if (renewTimer >= 0) {
-                vertx.cancelTimer(renewTimer);
-            }
             Map<Integer, List<String[]>> handBack = new LinkedHashMap<>();
             running.values().removeIf(d -> {
                 if (d.handBack()) {
@@ -335,7 +332,11 @@ final class QueueWorker {
             drained = Promise.promise();
             checkDrained();
             // A claim still under way hands its jobs back when it returns, before the drain can complete.
-            drained.future().compose(d -> Future.join(new ArrayList<>(releases))).onComplete(ar -> done.complete());
+            // Leases are renewed until the last handler finished, so that no other instance runs its job meanwhile.
+            drained.future().compose(d -> Future.join(new ArrayList<>(releases))).onComplete(ar -> {
+                vertx.cancelTimer(renewTimer);
+                done.complete();
+            });
         });
         return done.future();
     }

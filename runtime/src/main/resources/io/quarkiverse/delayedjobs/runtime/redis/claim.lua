@@ -3,7 +3,8 @@
 -- the lease end as score. A plain job whose lease ran out on its last allowed attempt goes to the dead letters
 -- instead.
 -- KEYS: 1 due, 2 run, 3 jobs, 4 dead, 5 err, 6 seq, 7 cron (the keys of the shard)
--- ARGV: 1 most jobs to claim, 2 lease in ms, 3 max attempts, 4 dead-letter max size, 5 dead-letter retention in ms
+-- ARGV: 1 most jobs to claim, 2 lease in ms, 3 max attempts, 4 most dead letters of the shard,
+--       5 dead-letter retention in ms
 -- Returns {now, next, id, token, attempt, due, payload, cron, id, token, ...}: now is this server's time (ms),
 -- next the earliest score left in 'due' or 'run' (ms), or -1 when both are empty; cron is '' for a plain job.
 local t = redis.call('TIME')
@@ -65,6 +66,11 @@ local function claim(id, from)
   out[n + 4] = due
   out[n + 5] = payload
   out[n + 6] = redis.call('HGET', KEYS[7], id) or ''
+end
+
+-- Dead letters past their retention go a few at a time, so that they go even when no job dies any more.
+for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[5]), 'LIMIT', 0, 10)) do
+  forget(old)
 end
 
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, limit)) do

@@ -5,6 +5,9 @@
 --       the job is created or changed), 5 wake channel, 6 shard index
 -- Returns {result, due}: result is CREATED, REPLACED or KEPT; due is the occurrence the job is armed at (ms).
 local id = ARGV[1]
+if not string.match(ARGV[4], '^%d+$') then
+  return redis.error_reply('ERR first occurrence must be a whole number of ms, not negative')
+end
 local env = redis.call('HGET', KEYS[3], id)
 local dead = redis.call('ZSCORE', KEYS[4], id)
 if env and not dead and redis.call('HGET', KEYS[7], id) == ARGV[3] then

@@ -4,6 +4,9 @@
 --       4 wake channel, 5 shard index
 -- Returns 1 when the job was moved, 0 when no pending job had that id.
 local id = ARGV[1]
+if not string.match(ARGV[2], '^%d+$') or (ARGV[3] ~= 'at' and ARGV[3] ~= 'in') then
+  return redis.error_reply('ERR due must be a whole number of ms, not negative, followed by at or in')
+end
 if not redis.call('ZSCORE', KEYS[1], id) then
   return 0
 end

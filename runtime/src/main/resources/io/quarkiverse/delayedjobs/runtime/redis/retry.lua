@@ -3,7 +3,7 @@
 -- KEYS: 1 due, 2 run, 3 jobs, 4 dead, 5 err, 6 seq, 7 cron (the keys of the shard)
 -- A recurring job is never dead-lettered: when it cannot be retried before its next occurrence, that occurrence is
 -- armed instead.
--- ARGV: 1 job id, 2 token, 3 retry delay in ms, 4 error text, 5 max attempts, 6 dead-letter max size,
+-- ARGV: 1 job id, 2 token, 3 retry delay in ms, 4 error text, 5 max attempts, 6 most dead letters of the shard,
 --       7 dead-letter retention in ms, 8 'retry' | 'dead' (dead: no retry, e.g. an unreadable payload),
 --       9 wake channel, 10 shard index, 11 next occurrence in ms of a recurring job, or ''
 -- Returns {outcome, at}: outcome 0 when the token was stale, 1 when retried (at = new due time in ms),

@@ -5,6 +5,13 @@
 --       6 wake channel, 7 shard index
 -- Returns {result, due}: result is CREATED, REPLACED or KEPT; due is the due time the stored job has (ms).
 local id = ARGV[1]
+if not string.match(ARGV[3], '^%d+$') or (ARGV[4] ~= 'at' and ARGV[4] ~= 'in') then
+  return redis.error_reply('ERR due must be a whole number of ms, not negative, followed by at or in')
+end
+local policy = ARGV[5]
+if policy ~= 'KEEP' and policy ~= 'REPLACE' and policy ~= 'KEEP_EARLIER' and policy ~= 'KEEP_LATER' then
+  return redis.error_reply('ERR policy must be KEEP, REPLACE, KEEP_EARLIER or KEEP_LATER')
+end
 local due = tonumber(ARGV[3])
 if ARGV[4] == 'in' then
   local t = redis.call('TIME')
@@ -15,7 +22,6 @@ local old = redis.call('HGET', KEYS[3], id)
 -- A dead letter never conflicts: scheduling the id again replaces it.
 if old and not redis.call('ZSCORE', KEYS[4], id) then
   local oldDue = tonumber(string.match(old, '^(%d+)|'))
-  local policy = ARGV[5]
   if policy == 'KEEP' or (policy == 'KEEP_EARLIER' and oldDue <= due) or (policy == 'KEEP_LATER' and oldDue >= due) then
     return {'KEPT', oldDue}
   end
