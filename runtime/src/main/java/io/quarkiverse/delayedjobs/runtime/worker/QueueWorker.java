@@ -4,9 +4,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 import org.jboss.logging.Logger;
@@ -60,7 +62,10 @@ final class QueueWorker {
     private long wakeAt = NOTHING;
     private long renewTimer = -1;
     private Promise<Void> drained;
-    private final List<Future<Void>> releases = new ArrayList<>();
+    /** Acks wait here while an ack call of their shard is under way, and go together in the next one. */
+    private final Map<Integer, List<Ack>> acksToSend = new HashMap<>();
+    private final Set<Integer> acking = new HashSet<>();
+    private int writesUnderWay;
 
     QueueWorker(QueueKeys keys, QueueSettings settings, JobStore store, HandlerDispatcher dispatcher, Vertx vertx,
             Duration pollInterval, OccurrencePlanner planner) {
@@ -210,9 +215,7 @@ final class QueueWorker {
                 run(delivery);
             } else {
                 LOG.debugf("Skipping occurrence %d of recurring %s", job.dueMs(), delivery);
-                store.ack(keys, shard, List.of(new Ack(job.id(), job.token(), plan.nextMs()))).onFailure(
-                        e -> LOG.warnf(e, "Could not arm the next occurrence of %s; it is tried again after its lease",
-                                delivery));
+                ack(shard, new Ack(job.id(), job.token(), plan.nextMs()));
             }
         }
     }
@@ -235,14 +238,12 @@ final class QueueWorker {
         running.remove(delivery.token() + '@' + delivery.shard());
         Claimed job = delivery.job();
         if (failure == null) {
-            store.ack(keys, delivery.shard(), List.of(new Ack(job.id(), job.token(), delivery.rearmAt())))
-                    .onFailure(e -> LOG.warnf(e, "Could not acknowledge %s; it will run again after its lease",
-                            delivery));
+            ack(delivery.shard(), new Ack(job.id(), job.token(), delivery.rearmAt()));
         } else {
             boolean unreadable = failure instanceof HandlerDispatcher.UnreadablePayloadException;
             long delay = backoffMs(job.attempt());
-            store.retry(keys, delivery.shard(), job.id(), job.token(), delay, describe(failure), unreadable,
-                    delivery.rearmAt(), settings)
+            track(store.retry(keys, delivery.shard(), job.id(), job.token(), delay, describe(failure), unreadable,
+                    delivery.rearmAt(), settings))
                     .onSuccess(outcome -> {
                         switch (outcome) {
                             case RETRIED -> LOG.warnf("%s failed, retrying in %d ms: %s", delivery, delay,
@@ -260,8 +261,42 @@ final class QueueWorker {
         pump();
     }
 
+    private void ack(int shard, Ack ack) {
+        acksToSend.computeIfAbsent(shard, s -> new ArrayList<>()).add(ack);
+        if (!acking.contains(shard)) {
+            sendAcks(shard);
+        }
+    }
+
+    /** One ack call per shard at a time: under load, the acks that finish meanwhile share the next call. */
+    private void sendAcks(int shard) {
+        List<Ack> acks = acksToSend.remove(shard);
+        if (acks == null) {
+            return;
+        }
+        acking.add(shard);
+        track(store.ack(keys, shard, acks)).onComplete(ar -> context.runOnContext(v -> {
+            if (ar.failed()) {
+                LOG.warnf(ar.cause(), "Could not acknowledge %d jobs of queue %s; they run again after their lease",
+                        acks.size(), keys.queue());
+            }
+            acking.remove(shard);
+            sendAcks(shard);
+        }));
+    }
+
+    /** Counts a write to Redis until it is done, so that a graceful stop waits for it. */
+    private <T> Future<T> track(Future<T> write) {
+        writesUnderWay++;
+        write.onComplete(ar -> context.runOnContext(v -> {
+            writesUnderWay--;
+            checkDrained();
+        }));
+        return write;
+    }
+
     private void checkDrained() {
-        if (drained != null && running.isEmpty() && !claiming) {
+        if (drained != null && running.isEmpty() && !claiming && writesUnderWay == 0 && acksToSend.isEmpty()) {
             drained.tryComplete();
         }
     }
@@ -333,7 +368,7 @@ final class QueueWorker {
             checkDrained();
             // A claim still under way hands its jobs back when it returns, before the drain can complete.
             // Leases are renewed until the last handler finished, so that no other instance runs its job meanwhile.
-            drained.future().compose(d -> Future.join(new ArrayList<>(releases))).onComplete(ar -> {
+            drained.future().onComplete(ar -> {
                 vertx.cancelTimer(renewTimer);
                 done.complete();
             });
@@ -345,14 +380,13 @@ final class QueueWorker {
         if (claims.isEmpty()) {
             return;
         }
-        releases.add(store.release(keys, shard, claims).<Void> transform(ar -> {
+        track(store.release(keys, shard, claims)).onComplete(ar -> {
             if (ar.failed()) {
                 LOG.warnf(ar.cause(), "Could not hand back %d jobs of queue %s; they run again after their lease",
                         claims.size(), keys.queue());
             } else {
                 LOG.debugf("Handed back %d jobs of queue %s", ar.result(), keys.queue());
             }
-            return Future.succeededFuture();
-        }));
+        });
     }
 }

@@ -27,10 +27,12 @@ if old and not redis.call('ZSCORE', KEYS[4], id) then
   end
   result = 'REPLACED'
 end
-redis.call('ZREM', KEYS[2], id)
-redis.call('ZREM', KEYS[4], id)
-redis.call('HDEL', KEYS[5], id)
-redis.call('HDEL', KEYS[7], id)
+if old then
+  redis.call('ZREM', KEYS[2], id)
+  redis.call('ZREM', KEYS[4], id)
+  redis.call('HDEL', KEYS[5], id)
+  redis.call('HDEL', KEYS[7], id)
+end
 redis.call('HSET', KEYS[3], id, string.format('%d|0||', due) .. ARGV[2])
 redis.call('ZADD', KEYS[1], due, id)
 if redis.call('ZRANGE', KEYS[1], 0, 0)[1] == id then
