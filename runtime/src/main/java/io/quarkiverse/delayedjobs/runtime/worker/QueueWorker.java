@@ -56,7 +56,10 @@ final class QueueWorker {
     private long clockOffsetMs;
     private long nextFullCheck;
     private int shardCursor;
-    private boolean claiming;
+    /** Per shard, whether a claim is under way; handlers reserved for the claims under way. */
+    private final boolean[] claiming;
+    private int claimsUnderWay;
+    private int reserved;
     private boolean stopped;
     private long wakeTimer = -1;
     private long wakeAt = NOTHING;
@@ -78,6 +81,7 @@ final class QueueWorker {
         this.pollMs = pollInterval.toMillis();
         this.planner = planner;
         this.nextDue = new long[keys.shards()];
+        this.claiming = new boolean[keys.shards()];
     }
 
     String queue() {
@@ -114,29 +118,46 @@ final class QueueWorker {
         return System.currentTimeMillis() + clockOffsetMs;
     }
 
+    /**
+     * Claims from every shard that is due, several at once, as long as handlers are free; each claim asks for its share
+     * of the free handlers. Otherwise sleeps until the earliest known due time.
+     */
     private void pump() {
-        if (stopped || claiming) {
+        if (stopped) {
             return;
-        }
-        int free = settings.concurrency() - running.size();
-        if (free <= 0) {
-            return; // a finishing handler pumps again
         }
         long now = redisNow();
         if (now >= nextFullCheck) {
             Arrays.fill(nextDue, UNKNOWN);
             nextFullCheck = now + pollMs;
         }
-        int shard = dueShard(now);
-        if (shard < 0) {
-            armWakeTimer(now);
-            return;
+        int due = 0;
+        for (int shard = 0; shard < nextDue.length; shard++) {
+            if (nextDue[shard] <= now && !claiming[shard]) {
+                due++;
+            }
         }
-        int limit = Math.min(settings.batchSize(), free);
-        claiming = true;
+        while (due > 0) {
+            int free = settings.concurrency() - running.size() - reserved;
+            if (free <= 0) {
+                return; // a finishing handler, or a claim coming back, pumps again
+            }
+            int shard = nextDueShard(now);
+            claim(shard, Math.min(settings.batchSize(), (free + due - 1) / due));
+            due--;
+        }
+        armWakeTimer(now);
+    }
+
+    private void claim(int shard, int limit) {
+        claiming[shard] = true;
+        claimsUnderWay++;
+        reserved += limit;
         long sentAt = System.currentTimeMillis();
         store.claim(keys, shard, limit, settings).onComplete(ar -> context.runOnContext(v -> {
-            claiming = false;
+            claiming[shard] = false;
+            claimsUnderWay--;
+            reserved -= limit;
             if (ar.failed()) {
                 LOG.warnf(ar.cause(), "Claiming due jobs of queue %s failed; trying again in %d ms", keys.queue(),
                         REDIS_FAILURE_PAUSE_MS);
@@ -149,21 +170,23 @@ final class QueueWorker {
         }));
     }
 
-    private int dueShard(long now) {
+    private int nextDueShard(long now) {
         for (int i = 0; i < nextDue.length; i++) {
             int shard = (shardCursor + i) % nextDue.length;
-            if (nextDue[shard] <= now) {
+            if (nextDue[shard] <= now && !claiming[shard]) {
                 shardCursor = shard + 1;
                 return shard;
             }
         }
-        return -1;
+        throw new IllegalStateException("no due shard");
     }
 
     private void armWakeTimer(long now) {
         long target = nextFullCheck;
-        for (long due : nextDue) {
-            target = Math.min(target, due);
+        for (int shard = 0; shard < nextDue.length; shard++) {
+            if (!claiming[shard]) {
+                target = Math.min(target, nextDue[shard]);
+            }
         }
         if (wakeTimer >= 0) {
             if (wakeAt <= target) {
@@ -296,7 +319,7 @@ final class QueueWorker {
     }
 
     private void checkDrained() {
-        if (drained != null && running.isEmpty() && !claiming && writesUnderWay == 0 && acksToSend.isEmpty()) {
+        if (drained != null && running.isEmpty() && claimsUnderWay == 0 && writesUnderWay == 0 && acksToSend.isEmpty()) {
             drained.tryComplete();
         }
     }
