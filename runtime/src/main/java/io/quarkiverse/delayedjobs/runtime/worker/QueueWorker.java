@@ -58,6 +58,7 @@ final class QueueWorker {
     private int shardCursor;
     /** Per shard, whether a claim is under way; handlers reserved for the claims under way. */
     private final boolean[] claiming;
+    private final long[] wokenDuringClaim;
     private int claimsUnderWay;
     private int reserved;
     private boolean stopped;
@@ -82,6 +83,8 @@ final class QueueWorker {
         this.planner = planner;
         this.nextDue = new long[keys.shards()];
         this.claiming = new boolean[keys.shards()];
+        this.wokenDuringClaim = new long[keys.shards()];
+        Arrays.fill(wokenDuringClaim, NOTHING);
     }
 
     String queue() {
@@ -98,7 +101,13 @@ final class QueueWorker {
     /** A shard got a new earliest job (or we may have missed news): look at it when it is due. */
     void wake(int shard, long dueMs) {
         context.runOnContext(v -> {
-            if (shard >= 0 && shard < nextDue.length && dueMs < nextDue[shard]) {
+            if (shard < 0 || shard >= nextDue.length) {
+                return;
+            }
+            if (claiming[shard]) {
+                // The claim under way may have read the shard before this job arrived: keep the news for its answer.
+                wokenDuringClaim[shard] = Math.min(wokenDuringClaim[shard], dueMs);
+            } else if (dueMs < nextDue[shard]) {
                 nextDue[shard] = dueMs;
                 pump();
             }
@@ -162,6 +171,7 @@ final class QueueWorker {
                 LOG.warnf(ar.cause(), "Claiming due jobs of queue %s failed; trying again in %d ms", keys.queue(),
                         REDIS_FAILURE_PAUSE_MS);
                 nextDue[shard] = redisNow() + REDIS_FAILURE_PAUSE_MS;
+                wokenDuringClaim[shard] = NOTHING;
             } else {
                 claimed(shard, limit, ar.result(), sentAt);
             }
@@ -208,8 +218,9 @@ final class QueueWorker {
         if (batch.jobs().size() == limit) {
             nextDue[shard] = UNKNOWN; // there may be more due right now
         } else {
-            nextDue[shard] = batch.nextMs() < 0 ? NOTHING : batch.nextMs();
+            nextDue[shard] = Math.min(batch.nextMs() < 0 ? NOTHING : batch.nextMs(), wokenDuringClaim[shard]);
         }
+        wokenDuringClaim[shard] = NOTHING;
         if (stopped) {
             List<String[]> claims = new ArrayList<>();
             for (Claimed job : batch.jobs()) {
