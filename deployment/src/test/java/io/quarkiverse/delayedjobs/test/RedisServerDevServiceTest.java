@@ -19,13 +19,15 @@ import io.quarkiverse.delayedjobs.ScheduleResult;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
- * No {@code quarkus.redis.hosts} and no container runtime: the extension starts {@code redis-server} from the PATH.
+ * No {@code quarkus.redis.hosts}, and no Redis container (the Redis Dev Service is off, as it is in effect without a
+ * container runtime): the extension starts {@code redis-server} from the PATH.
  */
 public class RedisServerDevServiceTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Pinger.class));
+            .withApplicationRoot(jar -> jar.addClasses(Pinger.class))
+            .overrideConfigKey("quarkus.redis.devservices.enabled", "false");
 
     static class Pinger {
         static final CountDownLatch ran = new CountDownLatch(1);
