@@ -2,9 +2,11 @@ package io.quarkiverse.delayedjobs.runtime.config;
 
 import java.util.Optional;
 
+import io.quarkus.runtime.annotations.ConfigDocSection;
 import io.quarkus.runtime.annotations.ConfigPhase;
 import io.quarkus.runtime.annotations.ConfigRoot;
 import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
 
 /**
  * Build-time configuration of the delayed jobs extension.
@@ -18,4 +20,28 @@ public interface DelayedJobsBuildTimeConfig {
      * When absent, the default Redis client is used.
      */
     Optional<String> redisClientName();
+
+    /**
+     * Dev Services without a container runtime.
+     */
+    @ConfigDocSection
+    DevServicesConfig devservices();
+
+    /**
+     * Dev Services that start a local {@code redis-server} when no container runtime is available.
+     */
+    interface DevServicesConfig {
+
+        /**
+         * Whether, in dev and test mode, a {@code redis-server} found on the {@code PATH} is started for the Redis
+         * client of the extension when that client has no {@code hosts} (nor {@code hosts-provider-name}) configured
+         * and the Redis Dev Service of {@code quarkus-redis-client} cannot run because no container runtime is
+         * available. The server listens on 127.0.0.1 on a free port, keeps no data on disk, and is stopped when the
+         * application stops. With a container runtime, the Redis Dev Service of {@code quarkus-redis-client} is used
+         * instead, unless it is disabled with {@code quarkus.redis.devservices.enabled=false}.
+         * {@code quarkus.devservices.enabled=false} disables both.
+         */
+        @WithDefault("true")
+        boolean enabled();
+    }
 }
