@@ -2,8 +2,6 @@ package io.quarkiverse.delayedjobs.runtime.worker;
 
 import java.util.concurrent.CompletionStage;
 
-import com.fasterxml.jackson.databind.JavaType;
-
 import io.quarkiverse.delayedjobs.runtime.HandlerDefinition;
 import io.quarkiverse.delayedjobs.runtime.PayloadCodec;
 import io.quarkus.arc.Arc;
@@ -33,13 +31,11 @@ final class HandlerDispatcher {
     }
 
     private final HandlerDefinition handler;
-    private final PayloadCodec codec;
-    private final JavaType payloadType;
+    private final PayloadCodec.Reader payloadReader;
 
     HandlerDispatcher(HandlerDefinition handler, PayloadCodec codec) {
         this.handler = handler;
-        this.codec = codec;
-        this.payloadType = handler.payloadType() == null ? null : codec.type(handler.payloadType());
+        this.payloadReader = handler.payloadType() == null ? null : codec.reader(handler.payloadType());
     }
 
     HandlerDefinition handler() {
@@ -51,11 +47,11 @@ final class HandlerDispatcher {
         if (handler.contextIndex() >= 0) {
             args[handler.contextIndex()] = delivery;
         }
-        if (payloadType != null) {
+        if (payloadReader != null) {
             try {
-                args[handler.payloadIndex()] = codec.read(delivery.job().payload(), payloadType);
+                args[handler.payloadIndex()] = payloadReader.read(delivery.job().payload());
             } catch (Exception e) {
-                throw new UnreadablePayloadException("payload cannot be read as " + payloadType.toCanonical()
+                throw new UnreadablePayloadException("payload cannot be read as " + handler.payloadType()
                         + " by " + handler.method() + ": " + e.getMessage(), e);
             }
         }
