@@ -30,6 +30,7 @@ import io.vertx.redis.client.Response;
 public class JobStore {
 
     private final Redis redis;
+    private final SharedConnection connection;
     private final DelayedJobsRuntimeConfig config;
     private final ConcurrentMap<String, Future<QueueKeys>> queues = new ConcurrentHashMap<>();
 
@@ -40,6 +41,7 @@ public class JobStore {
                             + "'");
         }
         this.redis = redis;
+        this.connection = new SharedConnection(redis);
         this.config = config;
     }
 
@@ -66,7 +68,7 @@ public class JobStore {
         QueueSettings settings = QueueSettings.of(config, queue);
         QueueKeys keys = new QueueKeys(config.keyPrefix(), queue, settings.shards());
         Request set = Request.cmd(Command.SET).arg(keys.shardCountKey()).arg(settings.shards()).arg("NX").arg("GET");
-        return redis.send(set).recover(e -> fail("record the shard count of queue '" + queue + "'", e)).map(r -> {
+        return connection.send(set).recover(e -> fail("record the shard count of queue '" + queue + "'", e)).map(r -> {
             if (r != null && r.toInteger() != settings.shards()) {
                 throw new DelayedJobsException("Queue '" + queue + "' has " + r.toInteger()
                         + " shards recorded in Redis (key " + keys.shardCountKey() + ") but this instance is configured"
@@ -78,9 +80,9 @@ public class JobStore {
     }
 
     public Future<Response> run(Script script, List<String> keys, List<Object> args) {
-        return redis.send(request(Command.EVALSHA, script.sha(), keys, args)).recover(e -> {
+        return connection.send(request(Command.EVALSHA, script.sha(), keys, args)).recover(e -> {
             if (e.getMessage() != null && e.getMessage().startsWith("NOSCRIPT")) {
-                return redis.send(request(Command.EVAL, script.text(), keys, args));
+                return connection.send(request(Command.EVAL, script.text(), keys, args));
             }
             return Future.failedFuture(e);
         }).recover(e -> fail("run " + script.file(), e));
@@ -129,7 +131,7 @@ public class JobStore {
 
     /** The Redis server's clock, in ms since the epoch. */
     public Future<Long> time() {
-        return redis.send(Request.cmd(Command.TIME)).recover(e -> fail("read the time", e))
+        return connection.send(Request.cmd(Command.TIME)).recover(e -> fail("read the time", e))
                 .map(r -> r.get(0).toLong() * 1000 + r.get(1).toLong() / 1000);
     }
 

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
 
@@ -24,6 +23,7 @@ import io.quarkiverse.delayedjobs.runtime.cron.CronSchedule;
 import io.quarkiverse.delayedjobs.runtime.cron.OccurrencePlanner;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
+import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -87,10 +87,6 @@ public class DelayedJobsEngine {
                 registry.handlers().stream().map(HandlerDefinition::queue).toList());
     }
 
-    /**
-     * Stops claiming, hands back claimed jobs that did not start, and waits up to the shutdown timeout for running
-     * handlers. Called when the application stops.
-     */
     /** Every instance registers the static schedules; the script keeps the armed occurrence when nothing changed. */
     private void registerSchedule(HandlerDefinition handler) throws Exception {
         CronSchedule schedule = CronSchedule.of(ConfigExpressions.resolve(handler.cron()),
@@ -99,7 +95,14 @@ public class DelayedJobsEngine {
         LOG.debugf("Recurring schedule '%s' of %s: %s", schedule.encode(), handler.method(), result);
     }
 
-    @PreDestroy
+    void stop(@Observes ShutdownEvent event) {
+        stop();
+    }
+
+    /**
+     * Stops claiming, hands back claimed jobs that did not start, and waits up to the shutdown timeout for running
+     * handlers and their last writes. Runs on {@link ShutdownEvent}, before the Redis client closes.
+     */
     public void stop() {
         if (workers.isEmpty()) {
             return;

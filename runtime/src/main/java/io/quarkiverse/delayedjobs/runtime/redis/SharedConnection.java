@@ -1,0 +1,53 @@
+package io.quarkiverse.delayedjobs.runtime.redis;
+
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisConnection;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
+
+/**
+ * One connection taken from the Redis client and kept, on which every call of the job protocol is pipelined.
+ * Borrowing a pooled connection per call would cap the calls in flight at the pool size and fail the rest once the
+ * pool's wait queue is full; Redis runs commands one at a time anyway. A broken connection is replaced on the next
+ * call.
+ */
+final class SharedConnection {
+
+    private final Redis redis;
+    private final AtomicReference<Future<RedisConnection>> current = new AtomicReference<>();
+
+    SharedConnection(Redis redis) {
+        this.redis = redis;
+    }
+
+    Future<Response> send(Request request) {
+        return connection().compose(conn -> conn.send(request));
+    }
+
+    private Future<RedisConnection> connection() {
+        Future<RedisConnection> existing = current.get();
+        if (existing != null) {
+            return existing;
+        }
+        Promise<RedisConnection> promise = Promise.promise();
+        Future<RedisConnection> created = promise.future();
+        if (!current.compareAndSet(null, created)) {
+            return current.get() != null ? current.get() : connection();
+        }
+        redis.connect().onComplete(ar -> {
+            if (ar.succeeded()) {
+                RedisConnection conn = ar.result();
+                conn.exceptionHandler(e -> current.compareAndSet(created, null));
+                conn.endHandler(v -> current.compareAndSet(created, null));
+            } else {
+                current.compareAndSet(created, null);
+            }
+            promise.handle(ar);
+        });
+        return created;
+    }
+}
