@@ -31,6 +31,7 @@ import io.quarkiverse.delayedjobs.JobContext;
 import io.quarkiverse.delayedjobs.JobInfo;
 import io.quarkiverse.delayedjobs.MisfirePolicy;
 import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
@@ -83,6 +84,11 @@ public class RecurringTest {
         void failing(JobContext context) {
             record(context);
             throw new IllegalStateException("always fails");
+        }
+
+        @Delayed("unreadable")
+        void unreadable(JobContext context) {
+            record(context);
         }
 
         @Delayed("retried")
@@ -200,5 +206,17 @@ public class RecurringTest {
         JobInfo info = scheduler.find("retried", "hourly").orElseThrow();
         assertEquals(0, info.attempts());
         assertNull(info.lastError());
+    }
+
+    @Test
+    void aScheduleThatCannotBeReadRunsOnceAsAPlainJobAndLeavesNothingBehind() {
+        scheduler.recurring("unreadable", "broken", "0 * * * *", ZoneOffset.UTC, null);
+        String url = RedisTestServer.sharedUrl();
+        String cron = "recurring:{unreadable:" + QueueKeys.shardOf("broken", 8) + "}:cron";
+        assertEquals(":0", RedisTestServer.command(url, "HSET", cron, "broken", "NO|SUCH|SCHEDULE"));
+        assertTrue(scheduler.reschedule("unreadable", "broken", Instant.now()));
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.find("unreadable", "broken").isEmpty());
+        assertEquals(1, deliveries("unreadable").size());
+        assertEquals(":0", RedisTestServer.command(url, "HEXISTS", cron, "broken"));
     }
 }

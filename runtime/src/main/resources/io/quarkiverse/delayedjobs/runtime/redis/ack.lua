@@ -13,6 +13,8 @@ for i = 3, #ARGV, 3 do
     redis.call('HDEL', KEYS[5], id)
     if ARGV[i + 2] == '' then
       redis.call('HDEL', KEYS[3], id)
+      -- A recurring job whose next occurrence cannot be computed ends here: leave no schedule behind.
+      redis.call('HDEL', KEYS[7], id)
     else
       local due = ARGV[i + 2]
       redis.call('HSET', KEYS[3], id, due .. '|0||' .. string.match(env, '^%d+|%d+|[^|]*|(.*)$'))
