@@ -53,7 +53,20 @@ public final class CronSchedule {
         return new CronSchedule(expression, zone(zone), misfire, ExecutionTime.forCron(parse(expression)));
     }
 
+    /**
+     * Parses a Unix 5-field or Quartz 6/7-field expression that matches some time after now.
+     *
+     * @throws IllegalArgumentException naming {@code cron} and the rule it breaks
+     */
     public static Cron parse(String expression) {
+        Cron cron = parseSyntax(expression);
+        if (ExecutionTime.forCron(cron).nextExecution(ZonedDateTime.now(ZoneOffset.UTC)).isEmpty()) {
+            throw new IllegalArgumentException("cron must match some time after now, '" + expression + "' matches none");
+        }
+        return cron;
+    }
+
+    private static Cron parseSyntax(String expression) {
         if (expression == null || expression.isBlank()) {
             throw new IllegalArgumentException("cron must not be blank");
         }
@@ -105,8 +118,8 @@ public final class CronSchedule {
         return misfire;
     }
 
-    /** The first occurrence strictly after {@code after}. */
-    public Instant next(Instant after) {
+    /** The first occurrence strictly after {@code after}; empty when the schedule has ended (a year-limited one). */
+    public Optional<Instant> next(Instant after) {
         LocalDateTime local = LocalDateTime.ofInstant(after, zone);
         // A wall-clock time in a gap just before 'after' fires shifted forward, possibly after 'after': look back.
         ZoneOffsetTransition transition = zone.getRules().previousTransition(after.plusNanos(1));
@@ -122,10 +135,10 @@ public final class CronSchedule {
             local = candidate.get().toLocalDateTime();
             Instant at = ZonedDateTime.ofLocal(local, zone, null).toInstant();
             if (at.isAfter(after)) {
-                return at;
+                return Optional.of(at);
             }
         }
-        throw new IllegalStateException("cron '" + expression + "' has no occurrence after " + after);
+        return Optional.empty();
     }
 
     /** The latest occurrence at or before {@code atOrBefore}, if any. */

@@ -14,15 +14,20 @@ public final class OccurrencePlanner {
 
     /**
      * @param run whether the handler runs for the claimed occurrence
-     * @param nextMs the occurrence to arm when this delivery ends
+     * @param nextMs the occurrence to arm when this delivery ends; null when the schedule has ended
+     * @param givenUp why the claimed occurrence is given up without running, or null
      */
-    public record Plan(boolean run, long nextMs) {
+    public record Plan(boolean run, Long nextMs, String givenUp) {
     }
 
     private final int catchUpLimit;
     private final Map<String, CronSchedule> schedules = new ConcurrentHashMap<>();
 
     public OccurrencePlanner(int catchUpLimit) {
+        if (catchUpLimit < 1) {
+            throw new IllegalArgumentException("quarkus.delayed-jobs.catch-up-limit must be at least 1, was "
+                    + catchUpLimit);
+        }
         this.catchUpLimit = catchUpLimit;
     }
 
@@ -39,22 +44,27 @@ public final class OccurrencePlanner {
         Instant now = Instant.ofEpochMilli(nowMs);
         if (attempt > maxAttempts) {
             // Its workers kept dying: give this occurrence up rather than the schedule.
-            return new Plan(false, schedule.next(now.isAfter(due) ? now : due).toEpochMilli());
+            return new Plan(false, millis(schedule.next(now.isAfter(due) ? now : due)),
+                    "lease expired on attempt " + maxAttempts + " of " + maxAttempts + "; occurrence given up");
         }
-        Instant following = schedule.next(due);
-        if (following.isAfter(now)) {
-            return new Plan(true, following.toEpochMilli());
+        Optional<Instant> following = schedule.next(due);
+        if (following.isEmpty() || following.get().isAfter(now)) {
+            return new Plan(true, millis(following), null);
         }
         // Missed: the following occurrence has passed too.
         return switch (schedule.misfire()) {
-            case FIRE_ONCE -> new Plan(true, schedule.next(now).toEpochMilli());
-            case SKIP -> new Plan(false, schedule.next(now).toEpochMilli());
+            case FIRE_ONCE -> new Plan(true, millis(schedule.next(now)), null);
+            case SKIP -> new Plan(false, millis(schedule.next(now)), null);
             case CATCH_UP -> {
                 Instant oldestKept = oldestOfRecent(schedule, now);
-                yield due.isBefore(oldestKept) ? new Plan(false, oldestKept.toEpochMilli())
-                        : new Plan(true, following.toEpochMilli());
+                yield due.isBefore(oldestKept) ? new Plan(false, oldestKept.toEpochMilli(), null)
+                        : new Plan(true, millis(following), null);
             }
         };
+    }
+
+    private static Long millis(Optional<Instant> instant) {
+        return instant.map(Instant::toEpochMilli).orElse(null);
     }
 
     /** The oldest of the {@code catchUpLimit} most recent occurrences at or before {@code now}. */

@@ -123,7 +123,8 @@ public class JobStore {
     public Future<Scheduled> recurring(String queue, String id, String payload, CronSchedule schedule) {
         return queue(queue).compose(k -> time().compose(now -> {
             int shard = k.shardOf(id);
-            long first = schedule.next(Instant.ofEpochMilli(now)).toEpochMilli();
+            long first = schedule.next(Instant.ofEpochMilli(now)).orElseThrow(() -> new IllegalArgumentException(
+                    "cron must match some time after now, '" + schedule.expression() + "' matches none")).toEpochMilli();
             return run(Script.RECURRING, k.shard(shard),
                     List.of(id, payload, schedule.encode(), first, k.wakeChannel(), shard));
         })).map(r -> new Scheduled(ScheduleResult.valueOf(r.get(0).toString()), r.get(1).toLong()));

@@ -54,12 +54,12 @@ final class Delivery implements JobContext {
         return state.get() == HANDED_BACK;
     }
 
-    /** The next occurrence to arm when this delivery of a recurring job ends; null for a plain job. */
+    /** The next occurrence to arm when this delivery of a recurring job ends; null for a plain job or a last one. */
     Long rearmAt() {
         return rearmAt;
     }
 
-    void rearmAt(long nextMs) {
+    void rearmAt(Long nextMs) {
         rearmAt = nextMs;
     }
 

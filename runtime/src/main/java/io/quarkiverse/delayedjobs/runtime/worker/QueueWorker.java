@@ -247,6 +247,10 @@ final class QueueWorker {
             delivery.rearmAt(plan.nextMs());
             if (plan.run()) {
                 run(delivery);
+            } else if (plan.givenUp() != null) {
+                LOG.warnf("Recurring %s: %s", delivery, plan.givenUp());
+                track(store.retry(keys, shard, job.id(), job.token(), 0, plan.givenUp(), true, plan.nextMs(),
+                        settings));
             } else {
                 LOG.debugf("Skipping occurrence %d of recurring %s", job.dueMs(), delivery);
                 ack(shard, new Ack(job.id(), job.token(), plan.nextMs()));

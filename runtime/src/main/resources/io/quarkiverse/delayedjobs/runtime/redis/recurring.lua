@@ -8,6 +8,9 @@ local id = ARGV[1]
 if not string.match(ARGV[4], '^%d+$') then
   return redis.error_reply('ERR first occurrence must be a whole number of ms, not negative')
 end
+if not string.match(ARGV[3], '^[A-Z_]+|[^|]+|.+$') then
+  return redis.error_reply('ERR schedule must be misfire|zone|expression')
+end
 local env = redis.call('HGET', KEYS[3], id)
 local dead = redis.call('ZSCORE', KEYS[4], id)
 if env and not dead and redis.call('HGET', KEYS[7], id) == ARGV[3] then

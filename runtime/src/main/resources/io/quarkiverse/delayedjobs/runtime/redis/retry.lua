@@ -1,8 +1,8 @@
 -- Records a failed delivery: the job is due again after the given delay, or moves to the dead letters when it had
 -- its last attempt or cannot be retried. Does nothing when the fencing token is no longer the given one.
--- KEYS: 1 due, 2 run, 3 jobs, 4 dead, 5 err, 6 seq, 7 cron (the keys of the shard)
 -- A recurring job is never dead-lettered: when it cannot be retried before its next occurrence, that occurrence is
 -- armed instead.
+-- KEYS: 1 due, 2 run, 3 jobs, 4 dead, 5 err, 6 seq, 7 cron (the keys of the shard)
 -- ARGV: 1 job id, 2 token, 3 retry delay in ms, 4 error text, 5 max attempts, 6 most dead letters of the shard,
 --       7 dead-letter retention in ms, 8 'retry' | 'dead' (dead: no retry, e.g. an unreadable payload),
 --       9 wake channel, 10 shard index, 11 next occurrence in ms of a recurring job, or ''

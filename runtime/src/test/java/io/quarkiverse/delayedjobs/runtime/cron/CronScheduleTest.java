@@ -22,10 +22,10 @@ class CronScheduleTest {
 
     static List<Instant> occurrences(CronSchedule schedule, String from, String to) {
         List<Instant> all = new ArrayList<>();
-        Instant next = schedule.next(at(from));
+        Instant next = schedule.next(at(from)).orElseThrow();
         while (!next.isAfter(at(to))) {
             all.add(next);
-            next = schedule.next(next);
+            next = schedule.next(next).orElseThrow();
         }
         return all;
     }
@@ -87,15 +87,32 @@ class CronScheduleTest {
     @Test
     void unixAndQuartzExpressionsAreAccepted() {
         Instant from = at("2026-01-01T00:00Z");
-        assertEquals(at("2026-01-01T03:00Z"), CronSchedule.of("0 3 * * *", "", MisfirePolicy.SKIP).next(from));
-        assertEquals(at("2026-01-01T03:00Z"), CronSchedule.of("0 0 3 * * ?", "UTC", MisfirePolicy.SKIP).next(from));
-        assertEquals(at("2026-01-01T03:00Z"), CronSchedule.of("0 0 3 * * *", "UTC", MisfirePolicy.SKIP).next(from));
-        assertEquals(at("2030-01-01T03:00Z"), CronSchedule.of("0 0 3 * * ? 2030", "UTC", MisfirePolicy.SKIP).next(from));
-        assertEquals(at("2026-01-01T00:00:01Z"), CronSchedule.of("* * * * * ?", "UTC", MisfirePolicy.SKIP).next(from));
+        assertEquals(at("2026-01-01T03:00Z"), CronSchedule.of("0 3 * * *", "", MisfirePolicy.SKIP).next(from).orElseThrow());
+        assertEquals(at("2026-01-01T03:00Z"),
+                CronSchedule.of("0 0 3 * * ?", "UTC", MisfirePolicy.SKIP).next(from).orElseThrow());
+        assertEquals(at("2026-01-01T03:00Z"),
+                CronSchedule.of("0 0 3 * * *", "UTC", MisfirePolicy.SKIP).next(from).orElseThrow());
+        assertEquals(at("2030-01-01T03:00Z"),
+                CronSchedule.of("0 0 3 * * ? 2030", "UTC", MisfirePolicy.SKIP).next(from).orElseThrow());
+        assertEquals(at("2026-01-01T00:00:01Z"),
+                CronSchedule.of("* * * * * ?", "UTC", MisfirePolicy.SKIP).next(from).orElseThrow());
+    }
+
+    @Test
+    void aYearLimitedScheduleEnds() {
+        CronSchedule once = CronSchedule.of("0 0 3 1 1 ? 2031", "UTC", MisfirePolicy.FIRE_ONCE);
+        assertEquals(Optional.of(at("2031-01-01T03:00Z")), once.next(at("2030-06-01T00:00Z")));
+        assertEquals(Optional.empty(), once.next(at("2031-01-01T03:00Z")));
     }
 
     @Test
     void invalidExpressionsAndZonesAreRefusedWithTheRule() {
+        assertEquals("cron must match some time after now, '0 0 0 30 2 ?' matches none", assertThrows(
+                IllegalArgumentException.class, () -> CronSchedule.of("0 0 0 30 2 ?", "UTC", MisfirePolicy.SKIP))
+                .getMessage());
+        assertEquals("cron must match some time after now, '0 0 3 1 1 ? 2020' matches none", assertThrows(
+                IllegalArgumentException.class, () -> CronSchedule.of("0 0 3 1 1 ? 2020", "UTC", MisfirePolicy.SKIP))
+                .getMessage());
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
                 () -> CronSchedule.of("61 * * * *", "UTC", MisfirePolicy.SKIP));
         assertTrue(bad.getMessage().startsWith("cron must be a valid Unix 5-field or Quartz 6/7-field expression,"

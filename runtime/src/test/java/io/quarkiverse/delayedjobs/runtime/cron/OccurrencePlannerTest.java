@@ -1,0 +1,56 @@
+package io.quarkiverse.delayedjobs.runtime.cron;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.time.Instant;
+
+import org.junit.jupiter.api.Test;
+
+import io.quarkiverse.delayedjobs.runtime.cron.OccurrencePlanner.Plan;
+
+class OccurrencePlannerTest {
+
+    static final OccurrencePlanner planner = new OccurrencePlanner(2);
+    static final long H = Instant.parse("2026-05-05T10:00:00Z").toEpochMilli();
+    static final long HOUR = 3_600_000;
+
+    static Plan plan(String policy, long dueMs, int attempt, long nowMs) {
+        return planner.plan(policy + "|Z|0 * * * *", dueMs, attempt, 3, nowMs);
+    }
+
+    @Test
+    void anOccurrenceOnTimeRunsAndArmsTheFollowingOne() {
+        assertEquals(new Plan(true, H + HOUR, null), plan("FIRE_ONCE", H, 1, H + 5));
+    }
+
+    @Test
+    void missedOccurrencesFollowTheMisfirePolicy() {
+        long now = H + 30 * 60_000;
+        assertEquals(new Plan(true, H + HOUR, null), plan("FIRE_ONCE", H - 3 * HOUR, 1, now));
+        assertEquals(new Plan(false, H + HOUR, null), plan("SKIP", H - 3 * HOUR, 1, now));
+        // CATCH_UP keeps the two most recent occurrences, H - 1h and H.
+        assertEquals(new Plan(false, H - HOUR, null), plan("CATCH_UP", H - 3 * HOUR, 1, now));
+        assertEquals(new Plan(true, H, null), plan("CATCH_UP", H - HOUR, 1, now));
+        assertEquals(new Plan(true, H + HOUR, null), plan("CATCH_UP", H, 1, now));
+    }
+
+    @Test
+    void anOccurrenceWhoseLeasesKeptRunningOutIsGivenUpNotTheSchedule() {
+        assertEquals(new Plan(false, H + HOUR, "lease expired on attempt 3 of 3; occurrence given up"),
+                plan("FIRE_ONCE", H, 4, H + 5 * 60_000));
+    }
+
+    @Test
+    void theLastOccurrenceOfAnEndingScheduleArmsNothing() {
+        long last = Instant.parse("2031-01-01T03:00:00Z").toEpochMilli();
+        assertEquals(new Plan(true, null, null),
+                planner.plan("FIRE_ONCE|Z|0 0 3 1 1 ? 2031", last, 1, 3, last + 10));
+    }
+
+    @Test
+    void theCatchUpLimitIsAtLeastOne() {
+        assertEquals("quarkus.delayed-jobs.catch-up-limit must be at least 1, was 0",
+                assertThrows(IllegalArgumentException.class, () -> new OccurrencePlanner(0)).getMessage());
+    }
+}
