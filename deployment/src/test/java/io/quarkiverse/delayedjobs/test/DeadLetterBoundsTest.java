@@ -27,7 +27,7 @@ public class DeadLetterBoundsTest {
             .withApplicationRoot(jar -> jar.addClasses(Doomed.class, RedisTestServer.class))
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "dead-bounds")
-            .overrideConfigKey("quarkus.delayed-jobs.poll-interval", "1s")
+            .overrideConfigKey("quarkus.delayed-jobs.poll-interval", "200ms")
             .overrideConfigKey("quarkus.delayed-jobs.dead-letter.max-size", "4")
             .overrideConfigKey("quarkus.delayed-jobs.dead-letter.retention", "4s")
             .overrideConfigKey("quarkus.delayed-jobs.queues.doomed.shards", "2")

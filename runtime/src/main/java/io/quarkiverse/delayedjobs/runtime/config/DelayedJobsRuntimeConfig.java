@@ -42,8 +42,10 @@ public interface DelayedJobsRuntimeConfig {
     MemorySize maxPayloadSize();
 
     /**
-     * The longest an idle worker waits without news from Redis before it looks for due jobs again. This is a safety
-     * net for lost notifications, not the firing precision: workers wake at the next known due time.
+     * The longest an idle instance goes without proof that its wake-up notifications still arrive: every poll interval
+     * it publishes a heartbeat on a channel of its own and, when that does not come back within 5 s, reconnects and
+     * looks at every shard. Idle workers also look at every shard every 10 poll intervals. This is a safety net, not
+     * the firing precision: workers wake at the next known due time.
      */
     @WithDefault("30s")
     Duration pollInterval();

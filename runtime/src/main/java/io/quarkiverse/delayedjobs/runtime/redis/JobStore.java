@@ -130,6 +130,12 @@ public class JobStore {
         })).map(r -> new Scheduled(ScheduleResult.valueOf(r.get(0).toString()), r.get(1).toLong()));
     }
 
+    /** Publishes a message; the reply counts the subscribers that received it. */
+    public Future<Response> publish(String channel, String message) {
+        return connection.send(Request.cmd(Command.PUBLISH).arg(channel).arg(message))
+                .recover(e -> fail("publish on " + channel, e));
+    }
+
     /** The Redis server's clock, in ms since the epoch. */
     public Future<Long> time() {
         return connection.send(Request.cmd(Command.TIME)).recover(e -> fail("read the time", e))

@@ -44,6 +44,7 @@ public class DelayedJobsEngine {
     private final DelayedJobsRuntimeConfig config;
     private final List<QueueWorker> workers = new ArrayList<>();
     private WakeListener wakeListener;
+    private long heartbeatTimer = -1;
 
     public DelayedJobsEngine(HandlerRegistry registry, JobStore store, PayloadCodec codec, Vertx vertx,
             DelayedJobsRuntimeConfig config) {
@@ -80,8 +81,9 @@ public class DelayedJobsEngine {
             workers.add(worker);
             byChannel.put(keys.wakeChannel(), worker);
         }
-        wakeListener = new WakeListener(store.redis(), vertx, byChannel);
+        wakeListener = new WakeListener(store, vertx, byChannel);
         await(wakeListener.start());
+        heartbeatTimer = vertx.setPeriodic(config.pollInterval().toMillis(), id -> wakeListener.checkHeartbeat());
         workers.forEach(QueueWorker::start);
         LOG.infof("Delayed-jobs workers started for queues %s",
                 registry.handlers().stream().map(HandlerDefinition::queue).toList());
@@ -122,6 +124,7 @@ public class DelayedJobsEngine {
         }
         // Null when the start failed before the listener existed.
         if (wakeListener != null) {
+            vertx.cancelTimer(heartbeatTimer);
             wakeListener.stop();
         }
         workers.clear();

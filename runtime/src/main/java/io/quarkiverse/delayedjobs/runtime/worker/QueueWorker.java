@@ -26,10 +26,10 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 
 /**
- * The claim loop of one queue in this instance. It claims due jobs only when it has free concurrency, and sleeps
- * until the earliest known due time of its shards: a claim tells the next score of the shard it claimed from, and
- * the wake channel tells when a shard gets an earlier head. The poll interval only bounds how long it trusts what
- * it knows.
+ * The claim loop of one queue in this instance. It claims due jobs only when it has free handlers, and sleeps until
+ * the earliest known due time of its shards: a claim tells the next score of the shard it claimed from, and the wake
+ * channel tells when a shard gets an earlier head. Every {@value #POLLS_PER_FULL_LOOK} poll intervals it looks at
+ * every shard anyway.
  * <p>
  * All state is confined to one event-loop context; handlers report back to it.
  */
@@ -39,6 +39,11 @@ final class QueueWorker {
     private static final long UNKNOWN = Long.MIN_VALUE;
     private static final long NOTHING = Long.MAX_VALUE;
     private static final long REDIS_FAILURE_PAUSE_MS = 1000;
+    /**
+     * Idle shards are looked at every this many poll intervals: the wake listener's heartbeat already proves every
+     * poll interval that no news was missed, so this only guards against what no notification covers (hand edits).
+     */
+    private static final int POLLS_PER_FULL_LOOK = 10;
     private static final int MAX_ERROR_LENGTH = 4000;
 
     private final QueueKeys keys;
@@ -47,7 +52,7 @@ final class QueueWorker {
     private final HandlerDispatcher dispatcher;
     private final Vertx vertx;
     private final Context context;
-    private final long pollMs;
+    private final long fullLookMs;
     private final OccurrencePlanner planner;
 
     /** Per shard, the earliest score known to be in it, by the Redis clock; UNKNOWN means "look now". */
@@ -79,7 +84,7 @@ final class QueueWorker {
         this.dispatcher = dispatcher;
         this.vertx = vertx;
         this.context = vertx.getOrCreateContext();
-        this.pollMs = pollInterval.toMillis();
+        this.fullLookMs = pollInterval.toMillis() * POLLS_PER_FULL_LOOK;
         this.planner = planner;
         this.nextDue = new long[keys.shards()];
         this.claiming = new boolean[keys.shards()];
@@ -118,7 +123,7 @@ final class QueueWorker {
     void wakeAll() {
         context.runOnContext(v -> {
             Arrays.fill(nextDue, UNKNOWN);
-            nextFullCheck = redisNow() + pollMs;
+            nextFullCheck = redisNow() + fullLookMs;
             pump();
         });
     }
@@ -138,7 +143,7 @@ final class QueueWorker {
         long now = redisNow();
         if (now >= nextFullCheck) {
             Arrays.fill(nextDue, UNKNOWN);
-            nextFullCheck = now + pollMs;
+            nextFullCheck = now + fullLookMs;
         }
         int due = 0;
         for (int shard = 0; shard < nextDue.length; shard++) {

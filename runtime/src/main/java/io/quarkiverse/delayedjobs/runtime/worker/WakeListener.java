@@ -1,9 +1,11 @@
 package io.quarkiverse.delayedjobs.runtime.worker;
 
 import java.util.Map;
+import java.util.UUID;
 
 import org.jboss.logging.Logger;
 
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
@@ -15,23 +17,33 @@ import io.vertx.redis.client.Response;
 /**
  * Listens on the wake channels of the handled queues, where the scripts publish {@code shard:dueMs} when a shard gets
  * an earlier head. After a lost connection it reconnects and makes every worker look at all its shards, since news may
- * have been missed meanwhile.
+ * have been missed meanwhile. A heartbeat every poll interval proves that the subscription still delivers, so that
+ * idle workers need not look at their shards to be sure they missed nothing.
  */
 final class WakeListener {
 
     private static final Logger LOG = Logger.getLogger(WakeListener.class);
     private static final long RECONNECT_DELAY_MS = 1000;
 
+    private static final long HEARTBEAT_TIMEOUT_MS = 5000;
+
     private final Redis redis;
+    private final JobStore store;
     private final Vertx vertx;
     private final Map<String, QueueWorker> workers;
+    /** A channel of this instance's own, to prove that the subscription still delivers. */
+    private final String heartbeatChannel;
     private volatile RedisConnection connection;
     private volatile boolean stopped;
+    private volatile long heartbeatsSent;
+    private volatile long heartbeatReceived;
 
-    WakeListener(Redis redis, Vertx vertx, Map<String, QueueWorker> workers) {
-        this.redis = redis;
+    WakeListener(JobStore store, Vertx vertx, Map<String, QueueWorker> workers) {
+        this.redis = store.redis();
+        this.store = store;
         this.vertx = vertx;
         this.workers = workers;
+        this.heartbeatChannel = store.config().keyPrefix() + ":heartbeat:" + UUID.randomUUID();
     }
 
     Future<Void> start() {
@@ -40,7 +52,7 @@ final class WakeListener {
             conn.handler(this::onMessage);
             conn.exceptionHandler(e -> LOG.debugf(e, "Wake channel connection failed"));
             conn.endHandler(v -> reconnectLater());
-            Request subscribe = Request.cmd(Command.SUBSCRIBE);
+            Request subscribe = Request.cmd(Command.SUBSCRIBE).arg(heartbeatChannel);
             workers.keySet().stream().sorted().forEach(subscribe::arg);
             return conn.send(subscribe).<Void> mapEmpty();
         });
@@ -50,8 +62,13 @@ final class WakeListener {
         if (message.size() != 3 || !"message".equals(message.get(0).toString())) {
             return;
         }
-        QueueWorker worker = workers.get(message.get(1).toString());
+        String channel = message.get(1).toString();
         String data = message.get(2).toString();
+        if (channel.equals(heartbeatChannel)) {
+            heartbeatReceived = Long.parseLong(data);
+            return;
+        }
+        QueueWorker worker = workers.get(channel);
         int colon = data.indexOf(':');
         if (worker == null || colon < 0) {
             return;
@@ -71,6 +88,23 @@ final class WakeListener {
                 .onFailure(e -> {
                     LOG.warnf("Could not listen on the delayed-jobs wake channels (%s); retrying", e.getMessage());
                     reconnectLater();
+                }));
+    }
+
+    /**
+     * Publishes a heartbeat to this instance's own channel. When it does not come back, the subscription is broken
+     * without Redis or the socket having said so: the connection is replaced, and the workers look at every shard.
+     */
+    void checkHeartbeat() {
+        long heartbeat = ++heartbeatsSent;
+        store.publish(heartbeatChannel, Long.toString(heartbeat)).onComplete(ar -> vertx.setTimer(HEARTBEAT_TIMEOUT_MS,
+                id -> {
+                    RedisConnection conn = connection;
+                    if (!stopped && heartbeatReceived < heartbeat && conn != null) {
+                        LOG.infof("No heartbeat on the delayed-jobs wake channels within %d ms; reconnecting",
+                                HEARTBEAT_TIMEOUT_MS);
+                        conn.close();
+                    }
                 }));
     }
 
