@@ -34,27 +34,22 @@ public class ReactiveDelayedSchedulerImpl implements ReactiveDelayedScheduler {
     @Override
     public Uni<ScheduleResult> schedule(String queue, String id, Object payload, Duration delay,
             OnConflict onConflict) {
-        return call(() -> {
-            JobArguments.queue(queue);
-            JobArguments.id(id);
-            long delayMs = JobArguments.delay(delay);
-            JobArguments.notNull("onConflict", onConflict);
-            String json = codec.write(payload, store.config().maxPayloadSize().asLongValue());
-            return store.schedule(queue, id, json, delayMs, true, onConflict).map(JobStore.Scheduled::result);
-        });
+        return call(() -> schedule(queue, id, payload, JobArguments.delay(delay), true, onConflict));
     }
 
     @Override
     public Uni<ScheduleResult> schedule(String queue, String id, Object payload, Instant dueAt,
             OnConflict onConflict) {
-        return call(() -> {
-            JobArguments.queue(queue);
-            JobArguments.id(id);
-            long dueMs = JobArguments.dueAt(dueAt);
-            JobArguments.notNull("onConflict", onConflict);
-            String json = codec.write(payload, store.config().maxPayloadSize().asLongValue());
-            return store.schedule(queue, id, json, dueMs, false, onConflict).map(JobStore.Scheduled::result);
-        });
+        return call(() -> schedule(queue, id, payload, JobArguments.dueAt(dueAt), false, onConflict));
+    }
+
+    private Future<ScheduleResult> schedule(String queue, String id, Object payload, long dueOrDelayMs,
+            boolean relative, OnConflict onConflict) {
+        JobArguments.queue(queue);
+        JobArguments.id(id);
+        JobArguments.notNull("onConflict", onConflict);
+        String json = codec.write(payload, store.config().maxPayloadSize().asLongValue());
+        return store.schedule(queue, id, json, dueOrDelayMs, relative, onConflict).map(JobStore.Scheduled::result);
     }
 
     @Override
