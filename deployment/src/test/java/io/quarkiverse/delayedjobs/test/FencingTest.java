@@ -57,7 +57,7 @@ public class FencingTest {
     }
 
     List<Claimed> claim(QueueKeys keys, String id, Duration lease) throws Exception {
-        return store.claim(keys, keys.shardOf(id), 10, withLease(lease)).toCompletionStage().toCompletableFuture()
+        return store.claim(keys, keys.shardOf(id), 10, withLease(lease), List.of()).toCompletionStage().toCompletableFuture()
                 .get().jobs();
     }
 
@@ -93,6 +93,22 @@ public class FencingTest {
                 List.<String[]> of(new String[] { "job", current.token() }), Duration.ofSeconds(30))));
         assertEquals(1, get(store.ack(keys, shard, List.of(new Ack("job", current.token(), null)))));
         assertTrue(scheduler.find("fenced", "job").isEmpty());
+    }
+
+    @Test
+    void aClaimCarriesTheAcksOfItsShardAndHonoursTheirTokens() throws Exception {
+        QueueKeys keys = keys("carried");
+        scheduler.schedule("carried", "done", "p", Duration.ZERO);
+        Claimed done = claim(keys, "done", Duration.ofSeconds(30)).get(0);
+        int shard = keys.shardOf("done");
+        String stale = "0.0";
+        get(store.claim(keys, shard, 10, withLease(Duration.ofSeconds(30)),
+                List.of(new Ack("done", stale, null))));
+        assertEquals(JobInfo.State.RUNNING, scheduler.find("carried", "done").orElseThrow().state());
+        get(store.claim(keys, shard, 10, withLease(Duration.ofSeconds(30)),
+                List.of(new Ack("done", done.token(), null))));
+        assertTrue(scheduler.find("carried", "done").isEmpty());
+        assertEquals(0, scheduler.stats("carried").running());
     }
 
     @Test

@@ -247,17 +247,21 @@ public class JobStore {
     public record ClaimBatch(long nowMs, long nextMs, List<Claimed> jobs) {
     }
 
-    public Future<ClaimBatch> claim(QueueKeys k, int shard, int limit, QueueSettings settings) {
-        return run(Script.CLAIM, k.shard(shard), List.of(limit, settings.lease().toMillis(), settings.maxAttempts(),
-                deadLettersPerShard(k), config.deadLetter().retention().toMillis())).map(r -> {
-                    List<Claimed> jobs = new ArrayList<>((r.size() - 2) / 6);
-                    for (int i = 2; i < r.size(); i += 6) {
-                        String cron = r.get(i + 5).toString();
-                        jobs.add(new Claimed(r.get(i).toString(), r.get(i + 1).toString(), r.get(i + 2).toInteger(),
-                                r.get(i + 3).toLong(), r.get(i + 4).toString(), cron.isEmpty() ? null : cron));
-                    }
-                    return new ClaimBatch(r.get(0).toLong(), r.get(1).toLong(), jobs);
-                });
+    /** Acknowledges {@code acks} (successful deliveries of this shard), then claims up to {@code limit} due jobs. */
+    public Future<ClaimBatch> claim(QueueKeys k, int shard, int limit, QueueSettings settings, List<Ack> acks) {
+        List<Object> args = new ArrayList<>(7 + acks.size() * 3);
+        args.addAll(List.of(limit, settings.lease().toMillis(), settings.maxAttempts(), deadLettersPerShard(k),
+                config.deadLetter().retention().toMillis(), k.wakeChannel(), shard));
+        addAcks(args, acks);
+        return run(Script.CLAIM, k.shard(shard), args).map(r -> {
+            List<Claimed> jobs = new ArrayList<>((r.size() - 2) / 6);
+            for (int i = 2; i < r.size(); i += 6) {
+                String cron = r.get(i + 5).toString();
+                jobs.add(new Claimed(r.get(i).toString(), r.get(i + 1).toString(), r.get(i + 2).toInteger(),
+                        r.get(i + 3).toLong(), r.get(i + 4).toString(), cron.isEmpty() ? null : cron));
+            }
+            return new ClaimBatch(r.get(0).toLong(), r.get(1).toLong(), jobs);
+        });
     }
 
     /** Acknowledges jobs of one shard; {@code rearmMs} is the next occurrence of a recurring job, else null. */
@@ -268,12 +272,16 @@ public class JobStore {
         List<Object> args = new ArrayList<>(2 + acks.size() * 3);
         args.add(k.wakeChannel());
         args.add(shard);
+        addAcks(args, acks);
+        return run(Script.ACK, k.shard(shard), args).map(Response::toInteger);
+    }
+
+    private static void addAcks(List<Object> args, List<Ack> acks) {
         for (Ack a : acks) {
             args.add(a.id());
             args.add(a.token());
             args.add(a.rearmMs() == null ? "" : a.rearmMs());
         }
-        return run(Script.ACK, k.shard(shard), args).map(Response::toInteger);
     }
 
     /** Outcome of {@code retry}. */

@@ -4,11 +4,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 import org.jboss.logging.Logger;
@@ -45,6 +43,7 @@ final class QueueWorker {
      */
     private static final int POLLS_PER_FULL_LOOK = 10;
     private static final int MAX_ERROR_LENGTH = 4000;
+    private static final long ACK_DELAY_MS = 20;
 
     private final QueueKeys keys;
     private final QueueSettings settings;
@@ -71,9 +70,12 @@ final class QueueWorker {
     private long wakeAt = NOTHING;
     private long renewTimer = -1;
     private Promise<Void> drained;
-    /** Acks wait here while an ack call of their shard is under way, and go together in the next one. */
+    /**
+     * Acks wait here for the next claim of their shard, which carries them, or for {@value #ACK_DELAY_MS} ms at most;
+     * then they go together in one call.
+     */
     private final Map<Integer, List<Ack>> acksToSend = new HashMap<>();
-    private final Set<Integer> acking = new HashSet<>();
+    private final long[] ackTimers;
     private int writesUnderWay;
 
     QueueWorker(QueueKeys keys, QueueSettings settings, JobStore store, HandlerDispatcher dispatcher, Vertx vertx,
@@ -90,6 +92,8 @@ final class QueueWorker {
         this.claiming = new boolean[keys.shards()];
         this.wokenDuringClaim = new long[keys.shards()];
         Arrays.fill(wokenDuringClaim, NOTHING);
+        this.ackTimers = new long[keys.shards()];
+        Arrays.fill(ackTimers, -1);
     }
 
     String queue() {
@@ -167,14 +171,16 @@ final class QueueWorker {
         claiming[shard] = true;
         claimsUnderWay++;
         reserved += limit;
+        List<Ack> acks = takeAcks(shard);
         long sentAt = System.currentTimeMillis();
-        store.claim(keys, shard, limit, settings).onComplete(ar -> context.runOnContext(v -> {
+        store.claim(keys, shard, limit, settings, acks).onComplete(ar -> context.runOnContext(v -> {
             claiming[shard] = false;
             claimsUnderWay--;
             reserved -= limit;
             if (ar.failed()) {
                 LOG.warnf(ar.cause(), "Claiming due jobs of queue %s failed; trying again in %d ms", keys.queue(),
                         REDIS_FAILURE_PAUSE_MS);
+                acks.forEach(ack -> ack(shard, ack));
                 nextDue[shard] = redisNow() + REDIS_FAILURE_PAUSE_MS;
                 wokenDuringClaim[shard] = NOTHING;
             } else {
@@ -282,6 +288,9 @@ final class QueueWorker {
         Claimed job = delivery.job();
         if (failure == null) {
             ack(delivery.shard(), new Ack(job.id(), job.token(), delivery.rearmAt()));
+            if (stopped) {
+                sendAcks(delivery.shard());
+            }
         } else {
             boolean unreadable = failure instanceof HandlerDispatcher.UnreadablePayloadException;
             long delay = backoffMs(job.attempt());
@@ -306,26 +315,31 @@ final class QueueWorker {
 
     private void ack(int shard, Ack ack) {
         acksToSend.computeIfAbsent(shard, s -> new ArrayList<>()).add(ack);
-        if (!acking.contains(shard)) {
-            sendAcks(shard);
+        if (ackTimers[shard] < 0) {
+            ackTimers[shard] = vertx.setTimer(ACK_DELAY_MS, id -> {
+                ackTimers[shard] = -1;
+                sendAcks(shard);
+            });
         }
     }
 
-    /** One ack call per shard at a time: under load, the acks that finish meanwhile share the next call. */
-    private void sendAcks(int shard) {
+    private List<Ack> takeAcks(int shard) {
+        if (ackTimers[shard] >= 0) {
+            vertx.cancelTimer(ackTimers[shard]);
+            ackTimers[shard] = -1;
+        }
         List<Ack> acks = acksToSend.remove(shard);
-        if (acks == null) {
+        return acks == null ? List.of() : acks;
+    }
+
+    private void sendAcks(int shard) {
+        List<Ack> acks = takeAcks(shard);
+        if (acks.isEmpty()) {
             return;
         }
-        acking.add(shard);
-        track(store.ack(keys, shard, acks)).onComplete(ar -> context.runOnContext(v -> {
-            if (ar.failed()) {
-                LOG.warnf(ar.cause(), "Could not acknowledge %d jobs of queue %s; they run again after their lease",
-                        acks.size(), keys.queue());
-            }
-            acking.remove(shard);
-            sendAcks(shard);
-        }));
+        track(store.ack(keys, shard, acks)).onFailure(e -> LOG.warnf(e,
+                "Could not acknowledge %d jobs of queue %s; they run again after their lease", acks.size(),
+                keys.queue()));
     }
 
     /** Counts a write to Redis until it is done, so that a graceful stop waits for it. */
@@ -407,6 +421,7 @@ final class QueueWorker {
                 return false;
             });
             handBack.forEach(this::release);
+            new ArrayList<>(acksToSend.keySet()).forEach(this::sendAcks);
             drained = Promise.promise();
             checkDrained();
             // A claim still under way hands its jobs back when it returns, before the drain can complete.

@@ -1,10 +1,11 @@
--- Claims due jobs of one shard: jobs whose lease ran out first (their worker died), then pending jobs due by this
--- server's clock. Each claimed job gets a new fencing token, one more attempt and a lease: it moves to 'run' with
--- the lease end as score. A plain job whose lease ran out on its last allowed attempt goes to the dead letters
--- instead.
+-- Records the given successful deliveries (as ack.lua does), then claims due jobs of the shard: jobs whose lease ran
+-- out first (their worker died), then pending jobs due by this server's clock. Each claimed job gets a new fencing
+-- token, one more attempt and a lease: it moves to 'run' with the lease end as score. A plain job whose lease ran out
+-- on its last allowed attempt goes to the dead letters instead. Carrying the acks saves a call per batch.
 -- KEYS: 1 due, 2 run, 3 jobs, 4 dead, 5 err, 6 seq, 7 cron (the keys of the shard)
 -- ARGV: 1 most jobs to claim, 2 lease in ms, 3 max attempts, 4 most dead letters of the shard,
---       5 dead-letter retention in ms
+--       5 dead-letter retention in ms, 6 wake channel, 7 shard index, then triples to acknowledge: job id, token,
+--       next due in ms of a recurring job ('' to remove the job)
 -- Returns {now, next, id, token, attempt, due, payload, cron, id, token, ...}: now is this server's time (ms),
 -- next the earliest score left in 'due' or 'run' (ms), or -1 when both are empty; cron is '' for a plain job.
 local t = redis.call('TIME')
@@ -15,6 +16,33 @@ local maxAttempts = tonumber(ARGV[3])
 local out = {now, -1}
 local batch = nil
 local claimed = 0
+-- Most shards hold no recurring job and no error: skip the per-job look-ups then.
+local hasCron = redis.call('EXISTS', KEYS[7]) == 1
+local hasErr = redis.call('EXISTS', KEYS[5]) == 1
+
+for i = 8, #ARGV, 3 do
+  local id = ARGV[i]
+  local env = redis.call('HGET', KEYS[3], id)
+  if env and string.match(env, '^%d+|%d+|([^|]*)|') == ARGV[i + 1] then
+    redis.call('ZREM', KEYS[2], id)
+    if hasErr then
+      redis.call('HDEL', KEYS[5], id)
+    end
+    if ARGV[i + 2] == '' then
+      redis.call('HDEL', KEYS[3], id)
+      if hasCron then
+        redis.call('HDEL', KEYS[7], id)
+      end
+    else
+      local due = ARGV[i + 2]
+      redis.call('HSET', KEYS[3], id, due .. '|0||' .. string.match(env, '^%d+|%d+|[^|]*|(.*)$'))
+      redis.call('ZADD', KEYS[1], due, id)
+      if redis.call('ZRANGE', KEYS[1], 0, 0)[1] == id then
+        redis.call('PUBLISH', ARGV[6], ARGV[7] .. ':' .. due)
+      end
+    end
+  end
+end
 
 local function forget(id)
   redis.call('ZREM', KEYS[4], id)
@@ -44,7 +72,7 @@ local function claim(id, from)
   local due, attempts, payload = string.match(env, '^(%d+)|(%d+)|[^|]*|(.*)$')
   attempts = tonumber(attempts)
   -- A recurring job is never buried: its worker sees the attempt past the limit and arms the next occurrence.
-  if from == KEYS[2] and attempts >= maxAttempts and redis.call('HEXISTS', KEYS[7], id) == 0 then
+  if from == KEYS[2] and attempts >= maxAttempts and not (hasCron and redis.call('HEXISTS', KEYS[7], id) == 1) then
     bury(id, due, attempts, payload)
     return
   end
@@ -65,7 +93,7 @@ local function claim(id, from)
   out[n + 3] = attempts
   out[n + 4] = due
   out[n + 5] = payload
-  out[n + 6] = redis.call('HGET', KEYS[7], id) or ''
+  out[n + 6] = hasCron and redis.call('HGET', KEYS[7], id) or ''
 end
 
 -- Dead letters past their retention go a few at a time, so that they go even when no job dies any more.
