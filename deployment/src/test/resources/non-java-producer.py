@@ -121,7 +121,8 @@ class Queue:
             return self.redis.call("EVAL", script.text, len(keys), *keys, *args)
 
     def schedule(self, job_id, payload, amount, mode, policy="KEEP"):
-        return self.run("schedule", job_id, job_id, payload, amount, mode, policy, self.wake, self.shard_of(job_id))
+        # One job per call here; a call may carry more jobs of the same shard, five values each.
+        return self.run("schedule", job_id, self.wake, self.shard_of(job_id), job_id, payload, amount, mode, policy)
 
     def cancel(self, job_id):
         return self.run("cancel", job_id, job_id)

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 import jakarta.inject.Inject;
@@ -22,6 +24,7 @@ import io.quarkiverse.delayedjobs.QueueStats;
 import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
 import io.quarkiverse.delayedjobs.ScheduleResult;
 import io.quarkus.test.QuarkusUnitTest;
+import io.smallrye.mutiny.Uni;
 
 /**
  * Every producer operation and conflict policy, on a queue this application has no handler for (allowed: producers
@@ -155,6 +158,22 @@ public class SchedulerOperationsTest {
         assertEquals("+OK", RedisTestServer.command(RedisTestServer.sharedUrl(), "SCRIPT", "FLUSH"));
         assertEquals(ScheduleResult.CREATED, scheduler.schedule(QUEUE, "after-flush", "x", T1));
         assertEquals(JobInfo.State.PENDING, scheduler.find(QUEUE, "after-flush").orElseThrow().state());
+    }
+
+    @Test
+    void manyConcurrentSchedulesOfOneShardEachGetTheirOwnResult() {
+        // 300 calls at once: the jobs of a shard that wait for its call under way go together in the next one.
+        List<Uni<ScheduleResult>> calls = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            calls.add(reactive.schedule("burst", "job-" + (i % 100), "payload-" + i, T1.plusSeconds(i)));
+        }
+        List<ScheduleResult> results = Uni.join().all(calls).andFailFast().await().atMost(Duration.ofSeconds(30));
+        for (int i = 0; i < 300; i++) {
+            assertEquals(i < 100 ? ScheduleResult.CREATED : ScheduleResult.KEPT, results.get(i), "call " + i);
+        }
+        assertEquals(100, scheduler.stats("burst").pending());
+        assertEquals("\"payload-42\"", scheduler.find("burst", "job-42").orElseThrow().payload());
+        assertEquals(T1.plusSeconds(42), scheduler.find("burst", "job-42").orElseThrow().dueAt());
     }
 
     @Test

@@ -18,6 +18,7 @@ import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
 import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
 import io.quarkiverse.delayedjobs.runtime.cron.CronSchedule;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.Request;
@@ -33,6 +34,7 @@ public class JobStore {
     private final SharedConnection connection;
     private final DelayedJobsRuntimeConfig config;
     private final ConcurrentMap<String, Future<QueueKeys>> queues = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, ScheduleBatches.Shard[]> scheduleBatches = new ConcurrentHashMap<>();
 
     public JobStore(Redis redis, DelayedJobsRuntimeConfig config) {
         if (config.keyPrefix().isBlank() || config.keyPrefix().contains("{") || config.keyPrefix().contains("}")) {
@@ -114,9 +116,17 @@ public class JobStore {
             OnConflict onConflict) {
         return queue(queue).compose(k -> {
             int shard = k.shardOf(id);
-            return run(Script.SCHEDULE, k.shard(shard), List.of(id, payload, dueOrDelayMs, relative ? "in" : "at",
-                    onConflict.name(), k.wakeChannel(), shard));
-        }).map(r -> new Scheduled(ScheduleResult.valueOf(r.get(0).toString()), r.get(1).toLong()));
+            return scheduleBatches.computeIfAbsent(queue, q -> newShardBatches(k))[shard].add(new ScheduleBatches.Job(id,
+                    payload, dueOrDelayMs, relative, onConflict.name(), Promise.promise()));
+        });
+    }
+
+    private ScheduleBatches.Shard[] newShardBatches(QueueKeys k) {
+        ScheduleBatches.Shard[] shards = new ScheduleBatches.Shard[k.shards()];
+        for (int s = 0; s < shards.length; s++) {
+            shards[s] = new ScheduleBatches.Shard(this, k, s);
+        }
+        return shards;
     }
 
     /** Creates or updates a recurring job, armed (when new or changed) at its first occurrence by the Redis clock. */
