@@ -44,6 +44,7 @@ final class QueueWorker {
     private static final int POLLS_PER_FULL_LOOK = 10;
     private static final int MAX_ERROR_LENGTH = 4000;
     private static final long ACK_DELAY_MS = 20;
+    private static final long TOP_UP_DELAY_MS = 1;
 
     private final QueueKeys keys;
     private final QueueSettings settings;
@@ -65,6 +66,10 @@ final class QueueWorker {
     private final long[] wokenDuringClaim;
     private int claimsUnderWay;
     private int reserved;
+    /** How many free handlers make a claim worth its round trip while others are busy. */
+    private final int goodBatch;
+    private long topUpTimer = -1;
+    private boolean topUpDue;
     private boolean stopped;
     private long wakeTimer = -1;
     private long wakeAt = NOTHING;
@@ -92,6 +97,7 @@ final class QueueWorker {
         this.claiming = new boolean[keys.shards()];
         this.wokenDuringClaim = new long[keys.shards()];
         Arrays.fill(wokenDuringClaim, NOTHING);
+        this.goodBatch = Math.max(1, Math.min(settings.batchSize(), settings.concurrency()) / 2);
         this.ackTimers = new long[keys.shards()];
         Arrays.fill(ackTimers, -1);
     }
@@ -137,8 +143,10 @@ final class QueueWorker {
     }
 
     /**
-     * Claims from every shard that is due, several at once, as long as handlers are free; each claim asks for its share
-     * of the free handlers. Otherwise sleeps until the earliest known due time.
+     * Claims due jobs while handlers are free, and otherwise sleeps until the earliest known due time. With handlers
+     * to spare, every due shard is claimed from at once, each for its share; when most handlers are busy, one shard
+     * is claimed from for all the free ones, and only once a good batch is free or {@value #TOP_UP_DELAY_MS} ms went
+     * by, so that a busy queue claims in batches rather than job by job.
      */
     private void pump() {
         if (stopped) {
@@ -155,16 +163,36 @@ final class QueueWorker {
                 due++;
             }
         }
-        while (due > 0) {
-            int free = settings.concurrency() - running.size() - reserved;
-            if (free <= 0) {
-                return; // a finishing handler, or a claim coming back, pumps again
-            }
-            int shard = nextDueShard(now);
-            claim(shard, Math.min(settings.batchSize(), (free + due - 1) / due));
-            due--;
+        if (due == 0) {
+            armWakeTimer(now);
+            return;
         }
-        armWakeTimer(now);
+        int free = settings.concurrency() - running.size() - reserved;
+        if (free <= 0) {
+            return; // a finishing handler, or a claim coming back, pumps again
+        }
+        boolean busy = running.size() + reserved > 0;
+        if (busy && free < goodBatch && !topUpDue) {
+            if (topUpTimer < 0) {
+                topUpTimer = vertx.setTimer(TOP_UP_DELAY_MS, id -> {
+                    topUpTimer = -1;
+                    topUpDue = true;
+                    pump();
+                });
+            }
+            return;
+        }
+        topUpDue = false;
+        int share = (free + due - 1) / due;
+        if (busy && share < goodBatch) {
+            claim(nextDueShard(now), Math.min(settings.batchSize(), free));
+            return;
+        }
+        for (; due > 0 && free > 0; due--) {
+            int limit = Math.min(settings.batchSize(), Math.min(share, free));
+            claim(nextDueShard(now), limit);
+            free -= limit;
+        }
     }
 
     private void claim(int shard, int limit) {
