@@ -187,6 +187,8 @@ measure_idle() { # run system command...
   sleep 5
   java -cp "$peers_cp" io.quarkiverse.delayedjobs.benchmark.peers.IdleMeter --port "$redis_port" \
     --seconds "$idle_seconds" --out "$results" --run "$run" --system "$system"
+  # Done measuring: stop the idle instance now rather than when its own time runs out.
+  kill "$child_pid" 2>/dev/null || true
   wait "$child_pid" || true
   child_pid=""
 }
@@ -194,7 +196,8 @@ measure_idle() { # run system command...
 # The runners take the workloads they know and ignore the others.
 runner_workloads="$(echo "$workloads" | tr ',' '\n' | grep -v '^W5$' | paste -sd, -)"
 idle_for=$((idle_seconds + 15))
-jvm_opts=(-Xmx4g -XX:+UseParallelGC)
+# The JVMs run with their defaults (G1 here), as users would run them.
+jvm_opts=()
 
 run_system() { # run system
   local run="$1" system="$2"

@@ -47,6 +47,7 @@ final class Workloads {
     private static final Duration PHASE_LIMIT = Duration.ofMinutes(5);
     private static final Duration SETTLE = Duration.ofMillis(300);
     private static final int LOADER_IDS_PER_CALL = 1000;
+    private static final long DRAIN_SPREAD_MS = 100;
     /** W6's pending jobs are due a day from now, spread over an hour: far enough to stay pending. */
     private static final long SCALE_PENDING_DELAY_MS = Duration.ofDays(1).toMillis();
 
@@ -107,8 +108,10 @@ final class Workloads {
     }
 
     /**
-     * Schedules {@code n} jobs all due at one moment, through the public API, and measures their drain. The moment is
-     * chosen from the enqueue rate so that loading ends before it.
+     * Schedules {@code n} jobs due within {@value #DRAIN_SPREAD_MS} ms from one moment, in the order they are
+     * scheduled, through the public API, and measures their drain from that moment. The moment is chosen from the
+     * enqueue rate so that loading ends before it. The due times rise with the job number as they would for jobs
+     * scheduled one after the other (equal due times would make Redisson scan its whole list for each job).
      *
      * @param load filled with the figures of the loading phase
      * @return the fields of the drain result
@@ -120,30 +123,31 @@ final class Workloads {
         RedisMeter.pause(SETTLE);
         Snapshot empty = meter.snapshot();
         long loadStart = System.currentTimeMillis();
-        long due = loadStart + marginMs;
-        BenchPayload payload = BenchPayload.of(0, due);
-        issue(n, options.window(),
-                i -> reactive.schedule(BenchHandler.QUEUE, idPrefix + i, new BenchPayload(i, payload.customer(),
-                        payload.kind(), due, payload.note()), Instant.ofEpochMilli(due)));
+        long first = loadStart + marginMs;
+        long last = first + DRAIN_SPREAD_MS - 1;
+        issue(n, options.window(), i -> {
+            long due = first + DRAIN_SPREAD_MS * i / n;
+            return reactive.schedule(BenchHandler.QUEUE, idPrefix + i, BenchPayload.of(i, due), Instant.ofEpochMilli(due));
+        });
         long loadEnd = System.currentTimeMillis();
         RedisMeter.pause(SETTLE);
         Snapshot loaded = meter.snapshot();
         load.put("usedMemoryDelta", loaded.usedMemory() - empty.usedMemory());
         load.put("loadRate", n / ((loadEnd - loadStart) / 1e3));
-        boolean overran = System.currentTimeMillis() + 100 > due;
+        boolean overran = System.currentTimeMillis() + 100 > first;
         if (overran) {
             LOG.warnf("Loading %d jobs took %d ms, past their due time: the drain overlaps the load", n,
                     loadEnd - loadStart);
         }
-        sleepUntil(due - 50);
+        sleepUntil(first - 50);
         Snapshot before = meter.snapshot();
-        sleepUntil(due);
+        sleepUntil(first);
         long t0 = System.nanoTime();
         awaitCondition("all " + n + " handlers started", () -> tally.started() >= n);
         long handlersNanos = System.nanoTime() - t0;
         awaitCondition("queue " + BenchHandler.QUEUE + " drained", () -> {
             QueueStats stats = scheduler.stats(BenchHandler.QUEUE);
-            return stats.running() == 0 && stats.nextDueAt().map(next -> next.toEpochMilli() > due).orElse(true);
+            return stats.running() == 0 && stats.nextDueAt().map(next -> next.toEpochMilli() > last).orElse(true);
         });
         long wall = System.nanoTime() - t0;
         Snapshot after = meter.snapshot();

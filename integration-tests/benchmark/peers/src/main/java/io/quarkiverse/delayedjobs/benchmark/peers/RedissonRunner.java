@@ -34,6 +34,7 @@ public final class RedissonRunner {
     private static final String SYSTEM = "redisson";
     private static final int CONCURRENCY = 16;
     private static final Duration SETTLE = Duration.ofMillis(300);
+    private static final long DRAIN_SPREAD_MS = 100;
 
     private final RedissonClient redisson;
     private final Resp meter;
@@ -116,7 +117,10 @@ public final class RedissonRunner {
         Phases.deleteKeys(meter, "*rq-enqueue*");
     }
 
-    /** W2 and W4: all jobs due at one moment a little ahead; memory while pending, then time until the last take. */
+    /**
+     * W2 and W4: jobs due within 100 ms from a moment a little ahead, in the order they are offered; memory while
+     * pending, then the time from that moment until the last take.
+     */
     private void drain() {
         int n = jobs;
         RBlockingQueue<String> queue = redisson.getBlockingQueue("rq-drain");
@@ -128,18 +132,21 @@ public final class RedissonRunner {
         Phases.pause(SETTLE);
         Counters empty = Counters.read(meter);
         long loadStart = System.currentTimeMillis();
-        long due = loadStart + marginMs;
-        Phases.issue(n, window, i -> delayed.offerAsync(Payloads.json(i, due),
-                Math.max(1, due - System.currentTimeMillis()), TimeUnit.MILLISECONDS));
+        long first = loadStart + marginMs;
+        Phases.issue(n, window, i -> {
+            long due = first + DRAIN_SPREAD_MS * i / n;
+            return delayed.offerAsync(Payloads.json(i, due), Math.max(1, due - System.currentTimeMillis()),
+                    TimeUnit.MILLISECONDS);
+        });
         long loadEnd = System.currentTimeMillis();
         Phases.pause(SETTLE);
         Counters loaded = Counters.read(meter);
         long bytes = loaded.usedMemory() - empty.usedMemory();
         out.write("W4", Map.of("jobs", n, "usedMemoryDelta", bytes, "bytesPerJob", (double) bytes / n));
-        boolean overran = System.currentTimeMillis() + 100 > due;
-        Phases.sleepUntil(due - 50);
+        boolean overran = System.currentTimeMillis() + 100 > first;
+        Phases.sleepUntil(first - 50);
         Counters before = Counters.read(meter);
-        Phases.sleepUntil(due);
+        Phases.sleepUntil(first);
         long t0 = System.nanoTime();
         Phases.await("all " + n + " elements taken", () -> taken.get() >= n, Phases.PHASE_LIMIT);
         long wall = System.nanoTime() - t0;

@@ -583,9 +583,9 @@ public final class Report {
                 event loop for BullMQ) with at most 64 calls in flight; consumers run 16 jobs at once.
 
                 W1 enqueue:: 100,000 jobs due over the next 60 s, each with its own id, to a queue nobody consumes.
-                W2 drain:: 100,000 jobs all due at one moment a few seconds ahead (chosen so that loading them ends
-                before), one instance with concurrency 16; from that moment until the last acknowledgement (Redisson
-                has none: until the last element is taken).
+                W2 drain:: 100,000 jobs due within 100 ms from a moment a few seconds ahead (chosen so that loading
+                them ends before), in the order they are scheduled; one instance with concurrency 16; from that moment
+                until the last acknowledgement (Redisson has none: until the last element is taken).
                 W3 lateness:: 1,000 jobs/s for 20 s, each due 2 s after it was scheduled; handler start minus due time.
                 W4 memory:: `used_memory` before and after loading W2's 100,000 jobs, while they are pending.
                 W5 idle:: one idle instance with one queue, watched for 30 s with `MONITOR` (commands clients send, and
