@@ -91,7 +91,9 @@ fi
 if has "$systems" bullmq; then
   if [[ ! -d "$here/bullmq/node_modules/bullmq" ]]; then
     log "Installing BullMQ from npm into $here/bullmq/node_modules"
-    (cd "$here/bullmq" && npm ci --no-audit --no-fund --loglevel=error)
+    # package.json pins BullMQ and ioredis exactly, and BullMQ pins its own dependencies; no lock file is kept,
+    # since the lock this npm writes leaves out optional platform packages and then fails `npm ci`.
+    (cd "$here/bullmq" && npm install --no-package-lock --no-audit --no-fund --loglevel=error)
   fi
 fi
 
