@@ -218,7 +218,7 @@ run_system() { # run system
       if [[ -n "$runner_workloads" ]]; then
         timeout 1200 java "${jvm_opts[@]}" "${jfr_opts[@]}" "${redis_url[@]}" -jar "$app_jar" "${common[@]}" \
           --workloads "$runner_workloads" --w6-sizes "$w6_sizes" --w6-batch "$w6_batch" 2>&1 | tee "$logfile" \
-          | grep -E '\[bench\]|ERROR|WARN' || true
+          | grep --line-buffered -E '\[bench\]|ERROR|WARN' || true
       fi
       if has "$workloads" W5; then
         redis-cli -p "$redis_port" flushall >/dev/null

@@ -448,7 +448,10 @@ public final class Report {
                     double jobs = r.path("jobs").asDouble();
                     List<Map.Entry<String, JsonNode>> calls = new ArrayList<>();
                     r.get("calls").fields().forEachRemaining(calls::add);
-                    calls.removeIf(e -> e.getKey().equals("info"));
+                    // The meters' and redis-benchmark's own housekeeping is not the system's cost.
+                    calls.removeIf(e -> e.getKey().equals("info") || e.getKey().equals("hello")
+                            || e.getKey().startsWith("config|") || e.getKey().startsWith("script|")
+                            || e.getKey().startsWith("client|"));
                     calls.sort(Comparator.comparingLong((Map.Entry<String, JsonNode> e) -> e.getValue().path("usec")
                             .asLong()).reversed());
                     List<String> top = new ArrayList<>();
@@ -461,6 +464,39 @@ public final class Report {
                     rows.add(List.of(workload, label, String.join("; ", top)));
                 }
             }
+        }
+        return rows;
+    }
+
+    // ---------------------------------------------------------------- spread
+
+    /** Each run's value of the figures that move most with the machine's load. */
+    private List<List<String>> spreadRows() {
+        List<List<String>> rows = new ArrayList<>();
+        record Figure(String workload, String field, String label, int digits) {
+        }
+        List<Figure> figures = List.of(new Figure("W1", "rate", "W1 jobs/s", 0), new Figure("W2", "rate", "W2 jobs/s", 0),
+                new Figure("W3", "p99Ms", "W3 p99 ms", 1), new Figure("W3", "maxMs", "W3 max ms", 1),
+                new Figure("W1", "cpuPerJobUs", "W1 Redis CPU µs/job", 1),
+                new Figure("W2", "cpuPerJobUs", "W2 Redis CPU µs/job", 1),
+                new Figure("W3", "cpuPerJobUs", "W3 Redis CPU µs/job", 1));
+        for (Figure figure : figures) {
+            for (String system : List.of(US, "bullmq", "redisson")) {
+                List<String> values = select(system, figure.workload(), r -> r.has(figure.field())).stream()
+                        .sorted(Comparator.comparingInt(r -> r.path("run").asInt()))
+                        .map(r -> String.format(Locale.ROOT, "%,." + figure.digits() + "f",
+                                r.get(figure.field()).asDouble()))
+                        .toList();
+                if (!values.isEmpty()) {
+                    rows.add(List.of(figure.label(), name(system), String.join(" / ", values)));
+                }
+            }
+        }
+        for (long size : scaleSizes()) {
+            List<String> values = select(US, "W6", pendingIs(size)).stream()
+                    .sorted(Comparator.comparingInt(r -> r.path("run").asInt()))
+                    .map(r -> String.format(Locale.ROOT, "%,.0f", r.path("rate").asDouble())).toList();
+            rows.add(List.of("W6 jobs/s at " + count(size) + " pending", name(US), String.join(" / ", values)));
         }
         return rows;
     }
@@ -495,6 +531,8 @@ public final class Report {
                 + " commands and CPU. Redis CPU = redis-server user + system time over the phase ÷ jobs.\n\n");
         md.append("## Targets (issue 4)\n\n");
         md.append(markdownTable(List.of("Workload", "Target", "Measured (median)", "Status"), targets()));
+        md.append("\n## Spread over the runs (run 1 / run 2 / ...)\n\n");
+        md.append(markdownTable(List.of("Figure", "System", "Runs"), spreadRows()));
         md.append("\n## Where Redis spends its time (commandstats of the first run, per job)\n\n");
         md.append(markdownTable(List.of("Workload", "System", "Top commands by Redis time"), hotCommands()));
         md.append("\n## Machine load (1 / 5 / 15 min load average)\n\n");
@@ -555,11 +593,12 @@ public final class Report {
                 + " the raw Redis ceiling, one after the other on the same machine and the same Redis build. Each"
                 + " system gets a fresh `redis-server` (no persistence); the Redis CPU time per job is read from"
                 + " `INFO cpu` around each phase, and it is the steadier figure on a shared machine.\n\n");
-        adoc.append("== Run it\n\n[source,shell]\n----\n").append(machine.getProperty("command",
-                "integration-tests/benchmark/run.sh")).append("\n----\n\n");
+        adoc.append("== Run it\n\nFrom the root of a clone (it builds what it needs, about 10 minutes a run on two"
+                + " cores):\n\n[source,shell]\n----\nintegration-tests/benchmark/run.sh --runs 3\n----\n\n");
         adoc.append("`integration-tests/benchmark/run.sh --help` lists the options: `--runs N` (medians over the runs),"
                 + " `--systems quarkus,bullmq,redisson,raw`, `--workloads W1,...,W6`, `--quick` for a short"
-                + " smoke run.\n\n");
+                + " smoke run. It needs `redis-server` and `redis-benchmark`, JDK 17, Node 20 with npm, and"
+                + " `python3`.\n\n");
         adoc.append("== Results\n\n").append(summary().replace("`", "+")).append("\n\n");
         String cols = "3,2,2" + ",2,1".repeat(PEERS.size()) + ",1".repeat(SYSTEMS.size());
         adoc.append(asciidocTable(cols, header(), cells()));
@@ -572,6 +611,9 @@ public final class Report {
         adoc.append("image::benchmark-scale.png[Claim rate against pending jobs]\n\n");
         adoc.append("== Targets\n\n");
         adoc.append(asciidocTable("2,3,4,1", List.of("Workload", "Target", "Measured (median)", "Status"), targets()));
+        adoc.append("\n== Spread over the runs\n\nEach run's value (run 1 / run 2 / ...) of the figures that move most"
+                + " with the load of the machine; compare with the load table below.\n\n");
+        adoc.append(asciidocTable("2,2,4", List.of("Figure", "System", "Runs"), spreadRows()));
         adoc.append("\n== Where Redis spends its time\n\nCommand statistics (`INFO commandstats`) of the first run, per"
                 + " job: calls and Redis time of the most expensive commands. Commands run inside a script are"
                 + " listed as well as the script call itself.\n\n");
