@@ -87,6 +87,14 @@ if [[ $build == yes ]]; then
     -pl integration-tests/benchmark/app,integration-tests/benchmark/peers -am
 fi
 [[ -f "$app_jar" ]] || { echo "Missing $app_jar: build without --skip-build" >&2; exit 1; }
+# The application must bundle the engine of this clone, not a 999-SNAPSHOT someone installed into ~/.m2 (a build of
+# the benchmark module without -am would pick that one up silently).
+engine_jar="$root/runtime/target/quarkus-delayed-jobs-999-SNAPSHOT.jar"
+bundled_jar="$here/app/target/quarkus-app/lib/main/io.quarkiverse.delayedjobs.quarkus-delayed-jobs-999-SNAPSHOT.jar"
+if ! cmp -s "$engine_jar" "$bundled_jar"; then
+  echo "The benchmark application does not bundle this clone's engine ($engine_jar): build without --skip-build" >&2
+  exit 1
+fi
 
 if has "$systems" bullmq; then
   if [[ ! -d "$here/bullmq/node_modules/bullmq" ]]; then
