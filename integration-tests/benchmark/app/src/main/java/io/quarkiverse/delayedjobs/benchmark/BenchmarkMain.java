@@ -1,0 +1,85 @@
+package io.quarkiverse.delayedjobs.benchmark;
+
+import java.time.Duration;
+
+import jakarta.inject.Inject;
+
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.quarkiverse.delayedjobs.DelayedScheduler;
+import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
+import io.quarkus.runtime.QuarkusApplication;
+import io.quarkus.runtime.annotations.QuarkusMain;
+import io.vertx.core.Vertx;
+
+/**
+ * The benchmark application: a plain Quarkus application with one {@code @Delayed} handler, which runs the
+ * workloads asked on its command line and exits. See run.sh for how it is started.
+ */
+@QuarkusMain
+public class BenchmarkMain implements QuarkusApplication {
+
+    private static final Logger LOG = Logger.getLogger("bench");
+    /** run.sh waits for this line before it measures the idle instance. */
+    static final String IDLE_READY = "BENCH-IDLE-READY";
+
+    @Inject
+    ReactiveDelayedScheduler reactive;
+
+    @Inject
+    DelayedScheduler scheduler;
+
+    @Inject
+    Tally tally;
+
+    @Inject
+    Vertx vertx;
+
+    @Inject
+    ObjectMapper mapper;
+
+    @ConfigProperty(name = "quarkus.redis.hosts")
+    String redisUrl;
+
+    @ConfigProperty(name = "quarkus.delayed-jobs.key-prefix")
+    String keyPrefix;
+
+    @ConfigProperty(name = "quarkus.delayed-jobs.shards")
+    int shards;
+
+    @Override
+    public int run(String... args) {
+        Options options = Options.parse(args);
+        if (options.has("IDLE")) {
+            // The engine started its worker for the one queue at startup; W5 is measured from outside meanwhile.
+            System.out.println(IDLE_READY);
+            System.out.flush();
+            RedisMeter.pause(Duration.ofSeconds(options.idleSeconds()));
+            return 0;
+        }
+        try (RedisMeter meter = new RedisMeter(vertx, redisUrl)) {
+            Workloads workloads = new Workloads(reactive, scheduler, tally, meter, new ResultWriter(mapper, options),
+                    mapper, options, keyPrefix, shards);
+            if (options.has("W1")) {
+                LOG.info("W1 enqueue");
+                workloads.enqueue();
+            }
+            if (options.has("W2") || options.has("W4")) {
+                LOG.info("W2 drain (and W4 memory while loading)");
+                workloads.drain();
+            }
+            if (options.has("W3")) {
+                LOG.info("W3 lateness");
+                workloads.lateness();
+            }
+            if (options.has("W6")) {
+                LOG.info("W6 scale");
+                workloads.scale();
+            }
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,408 @@
+package io.quarkiverse.delayedjobs.benchmark;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntFunction;
+
+import org.jboss.logging.Logger;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.quarkiverse.delayedjobs.DelayedScheduler;
+import io.quarkiverse.delayedjobs.JobInfo;
+import io.quarkiverse.delayedjobs.QueueStats;
+import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
+import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
+import io.smallrye.mutiny.Uni;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Request;
+
+/**
+ * The workloads of SPEC §6 against the extension, through its public API. Every wait is bounded by a deadline and
+ * every loop by a count.
+ */
+final class Workloads {
+
+    private static final Logger LOG = Logger.getLogger("bench");
+    /** W1 writes to a queue no instance handles, so that nothing but scheduling is measured. */
+    static final String ENQUEUE_QUEUE = "bench-enqueue";
+    private static final Duration PHASE_LIMIT = Duration.ofMinutes(5);
+    private static final Duration SETTLE = Duration.ofMillis(300);
+    private static final int LOADER_IDS_PER_CALL = 1000;
+    private static final long DRAIN_SPREAD_MS = 100;
+    /** W6's pending jobs are due a day from now, spread over an hour: far enough to stay pending. */
+    private static final long SCALE_PENDING_DELAY_MS = Duration.ofDays(1).toMillis();
+
+    private final ReactiveDelayedScheduler reactive;
+    private final DelayedScheduler scheduler;
+    private final Tally tally;
+    private final RedisMeter meter;
+    private final ResultWriter out;
+    private final ObjectMapper mapper;
+    private final Options options;
+    private final String keyPrefix;
+    private final int shards;
+    private double enqueueRate;
+
+    Workloads(ReactiveDelayedScheduler reactive, DelayedScheduler scheduler, Tally tally, RedisMeter meter,
+            ResultWriter out, ObjectMapper mapper, Options options, String keyPrefix, int shards) {
+        this.reactive = reactive;
+        this.scheduler = scheduler;
+        this.tally = tally;
+        this.meter = meter;
+        this.out = out;
+        this.mapper = mapper;
+        this.options = options;
+        this.keyPrefix = keyPrefix;
+        this.shards = shards;
+    }
+
+    /** W1: schedules jobs due over the next 60 s into a queue without handler. */
+    void enqueue() {
+        int n = options.jobs();
+        meter.deleteKeys(keyPrefix + ":{" + ENQUEUE_QUEUE + "*");
+        RedisMeter.pause(SETTLE);
+        Snapshot before = meter.snapshot();
+        long start = System.currentTimeMillis();
+        long t0 = System.nanoTime();
+        issue(n, options.window(), i -> {
+            long due = start + 60_000L * i / n;
+            return reactive.schedule(ENQUEUE_QUEUE, "w1-" + i, BenchPayload.of(i, due), Instant.ofEpochMilli(due));
+        });
+        long wall = System.nanoTime() - t0;
+        Snapshot after = meter.snapshot();
+        enqueueRate = n / (wall / 1e9);
+        log(out.phase("W1", n, wall, before, after, Map.of("window", options.window())));
+        meter.deleteKeys(keyPrefix + ":{" + ENQUEUE_QUEUE + "*");
+    }
+
+    /**
+     * W2 and W4: schedules the jobs all due at one moment a little ahead, measures the memory they take while pending,
+     * then the time from that moment until the last one is acknowledged.
+     */
+    void drain() {
+        int n = options.jobs();
+        Map<String, Object> load = new LinkedHashMap<>();
+        Map<String, Object> result = drainBatch("w2-", n, load);
+        long bytes = (long) load.get("usedMemoryDelta");
+        log(out.write("W4", Map.of("jobs", n, "usedMemoryDelta", bytes, "bytesPerJob", (double) bytes / n)));
+        log(out.write("W2", result));
+    }
+
+    /**
+     * Schedules {@code n} jobs due within {@value #DRAIN_SPREAD_MS} ms from one moment, in the order they are
+     * scheduled, through the public API, and measures their drain from that moment. The moment is chosen from the
+     * enqueue rate so that loading ends before it. The due times rise with the job number as they would for jobs
+     * scheduled one after the other (equal due times would make Redisson scan its whole list for each job).
+     *
+     * @param load filled with the figures of the loading phase
+     * @return the fields of the drain result
+     */
+    private Map<String, Object> drainBatch(String idPrefix, int n, Map<String, Object> load) {
+        double rate = enqueueRate > 0 ? enqueueRate : 5_000;
+        long marginMs = (long) (1.5 * n / rate * 1000) + 2_000;
+        tally.reset(0);
+        RedisMeter.pause(SETTLE);
+        Snapshot empty = meter.snapshot();
+        long loadStart = System.currentTimeMillis();
+        long first = loadStart + marginMs;
+        long last = first + DRAIN_SPREAD_MS - 1;
+        issue(n, options.window(), i -> {
+            long due = first + DRAIN_SPREAD_MS * i / n;
+            return reactive.schedule(BenchHandler.QUEUE, idPrefix + i, BenchPayload.of(i, due), Instant.ofEpochMilli(due));
+        });
+        long loadEnd = System.currentTimeMillis();
+        RedisMeter.pause(SETTLE);
+        Snapshot loaded = meter.snapshot();
+        load.put("usedMemoryDelta", loaded.usedMemory() - empty.usedMemory());
+        load.put("loadRate", n / ((loadEnd - loadStart) / 1e3));
+        boolean overran = System.currentTimeMillis() + 100 > first;
+        if (overran) {
+            LOG.warnf("Loading %d jobs took %d ms, past their due time: the drain overlaps the load", n,
+                    loadEnd - loadStart);
+        }
+        sleepUntil(first - 50);
+        Snapshot before = meter.snapshot();
+        sleepUntil(first);
+        long t0 = System.nanoTime();
+        awaitCondition("all " + n + " handlers started", () -> tally.started() >= n);
+        long handlersNanos = System.nanoTime() - t0;
+        awaitCondition("queue " + BenchHandler.QUEUE + " drained", () -> {
+            QueueStats stats = scheduler.stats(BenchHandler.QUEUE);
+            return stats.running() == 0 && stats.nextDueAt().map(next -> next.toEpochMilli() > last).orElse(true);
+        });
+        long wall = System.nanoTime() - t0;
+        Snapshot after = meter.snapshot();
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("jobs", n);
+        r.put("wallMs", wall / 1e6);
+        r.put("rate", n / (wall / 1e9));
+        long cpu = after.cpuMicros() - before.cpuMicros();
+        r.put("redisCpuMicros", cpu);
+        r.put("cpuPerJobUs", (double) cpu / n);
+        r.put("redisCommands", after.commands() - before.commands());
+        r.put("lastHandlerMs", handlersNanos / 1e6);
+        r.put("loadOverran", overran);
+        r.put("loadRate", load.get("loadRate"));
+        r.put("calls", after.callsSince(before));
+        return r;
+    }
+
+    /** W3: a steady stream of jobs each due a fixed delay after it was scheduled; how late does each start? */
+    void lateness() {
+        int perSecond = options.latenessRate();
+        int n = perSecond * options.latenessSeconds();
+        Duration delay = Duration.ofSeconds(2);
+        tally.reset(n);
+        RedisMeter.pause(SETTLE);
+        Snapshot before = meter.snapshot();
+        long t0 = System.nanoTime();
+        Semaphore inFlight = new Semaphore(perSecond);
+        AtomicLong failures = new AtomicLong();
+        long deadline = t0 + Duration.ofSeconds(options.latenessSeconds() + 10L).toNanos();
+        int sent = 0;
+        while (sent < n && System.nanoTime() < deadline) {
+            long target = Math.min(n, (System.nanoTime() - t0) / 1_000_000L * perSecond / 1000);
+            while (sent < target && inFlight.tryAcquire()) {
+                int seq = sent++;
+                reactive.schedule(BenchHandler.QUEUE, "w3-" + seq,
+                        BenchPayload.of(seq, System.currentTimeMillis() + delay.toMillis()), delay)
+                        .subscribe().with(ok -> inFlight.release(), e -> {
+                            failures.incrementAndGet();
+                            inFlight.release();
+                        });
+            }
+            LockSupport.parkNanos(200_000);
+        }
+        int scheduled = sent;
+        awaitCondition("all " + scheduled + " lateness jobs started", () -> tally.started() >= scheduled,
+                delay.plusSeconds(15));
+        awaitCondition("queue " + BenchHandler.QUEUE + " drained",
+                () -> scheduler.stats(BenchHandler.QUEUE).running() == 0, Duration.ofSeconds(15));
+        long wall = System.nanoTime() - t0;
+        Snapshot after = meter.snapshot();
+        long[] lateness = tally.sortedLateness();
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("expected", n);
+        extra.put("scheduled", scheduled);
+        extra.put("scheduleFailures", failures.get());
+        extra.put("received", tally.started());
+        extra.put("p50Ms", percentile(lateness, 50) / 1e3);
+        extra.put("p99Ms", percentile(lateness, 99) / 1e3);
+        extra.put("maxMs", lateness.length == 0 ? 0 : lateness[lateness.length - 1] / 1e3);
+        extra.put("minMs", lateness.length == 0 ? 0 : lateness[0] / 1e3);
+        log(out.phase("W3", n, wall, before, after, extra));
+    }
+
+    /**
+     * W6: the claim rate with many pending jobs that are not due. Loads the pending jobs straight into the queue's
+     * shards (pipelined script calls, far faster than scheduling them one by one), then drains a batch of due jobs
+     * scheduled through the public API, at each size.
+     */
+    void scale() {
+        QueueKeys keys = new QueueKeys(keyPrefix, BenchHandler.QUEUE, shards);
+        String sha = meter.send(Request.cmd(Command.SCRIPT).arg("LOAD").arg(resource("bulk-load.lua"))).toString();
+        // Unrecorded: lets the JIT warm up, so that the first size is not the slowest for that reason alone.
+        drainBatch("w6-warmup-", options.scaleBatch(), new LinkedHashMap<>());
+        long loaded = 0;
+        long farDue = System.currentTimeMillis() + SCALE_PENDING_DELAY_MS;
+        String payload = json(BenchPayload.of(0, farDue));
+        for (long size : options.scaleSizes()) {
+            long from = loaded;
+            long t0 = System.nanoTime();
+            meter.pipeline(() -> new LoadRequests(keys, sha, payload, from, size, farDue));
+            double loadSeconds = (System.nanoTime() - t0) / 1e9;
+            loaded = size;
+            String probeId = "w6-" + (size - 1);
+            Optional<JobInfo> probe = scheduler.find(BenchHandler.QUEUE, probeId);
+            long expectedDue = farDue + (size - 1) % 3_600_000;
+            if (probe.isEmpty() || probe.get().state() != JobInfo.State.PENDING
+                    || probe.get().dueAt().toEpochMilli() != expectedDue) {
+                throw new IllegalStateException("The bulk loader's layout no longer matches the extension's: find("
+                        + probeId + ") returned " + probe);
+            }
+            long pending = scheduler.stats(BenchHandler.QUEUE).pending();
+            LOG.infof("W6: %d pending jobs loaded in %.1f s (stats says %d pending)", size, loadSeconds, pending);
+            Map<String, Object> r = drainBatch("w6-due-" + size + "-", options.scaleBatch(), new LinkedHashMap<>());
+            r.put("pending", size);
+            r.put("pendingLoadSeconds", loadSeconds);
+            r.put("usedMemory", meter.snapshot().usedMemory());
+            log(out.write("W6", r));
+        }
+    }
+
+    /** The script calls that load pending jobs {@code from..to-1}, a thousand ids per call, grouped by shard. */
+    private final class LoadRequests implements Iterator<Request> {
+        private final QueueKeys keys;
+        private final String sha;
+        private final String payload;
+        private final long to;
+        private final long farDue;
+        private final List<List<String>> buffers = new ArrayList<>();
+        private long next;
+        private int flushShard = -1;
+
+        LoadRequests(QueueKeys keys, String sha, String payload, long from, long to, long farDue) {
+            this.keys = keys;
+            this.sha = sha;
+            this.payload = payload;
+            this.next = from;
+            this.to = to;
+            this.farDue = farDue;
+            for (int s = 0; s < keys.shards(); s++) {
+                buffers.add(new ArrayList<>());
+            }
+        }
+
+        @Override
+        public boolean hasNext() {
+            fill();
+            return flushShard >= 0;
+        }
+
+        @Override
+        public Request next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            List<String> ids = buffers.get(flushShard);
+            Request call = Request.cmd(Command.EVALSHA).arg(sha).arg(7);
+            keys.shard(flushShard).forEach(call::arg);
+            call.arg(payload);
+            for (String id : ids) {
+                call.arg(id).arg(farDue + Long.parseLong(id, 3, id.length(), 10) % 3_600_000);
+            }
+            ids.clear();
+            flushShard = -1;
+            return call;
+        }
+
+        /** Adds ids until a shard's buffer is full, or flushes the leftovers once all ids are placed. */
+        private void fill() {
+            if (flushShard >= 0) {
+                return;
+            }
+            while (next < to) {
+                String id = "w6-" + next++;
+                int shard = keys.shardOf(id);
+                List<String> buffer = buffers.get(shard);
+                buffer.add(id);
+                if (buffer.size() == LOADER_IDS_PER_CALL) {
+                    flushShard = shard;
+                    return;
+                }
+            }
+            for (int s = 0; s < buffers.size(); s++) {
+                if (!buffers.get(s).isEmpty()) {
+                    flushShard = s;
+                    return;
+                }
+            }
+        }
+    }
+
+    private String json(Object payload) {
+        try {
+            return mapper.writeValueAsString(payload);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = Workloads.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("Missing resource " + name);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Calls {@code op(0..count-1)} from this thread with at most {@code window} calls in flight. */
+    private static void issue(int count, int window, IntFunction<Uni<?>> op) {
+        Semaphore permits = new Semaphore(window);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        long deadline = System.nanoTime() + PHASE_LIMIT.toNanos();
+        for (int i = 0; i < count; i++) {
+            acquire(permits, 1, deadline);
+            if (failure.get() != null) {
+                break;
+            }
+            op.apply(i).subscribe().with(ok -> permits.release(), e -> {
+                failure.compareAndSet(null, e);
+                permits.release();
+            });
+        }
+        acquire(permits, window, deadline);
+        if (failure.get() != null) {
+            throw new IllegalStateException("A schedule call failed: " + failure.get().getMessage(), failure.get());
+        }
+    }
+
+    private static void acquire(Semaphore permits, int count, long deadline) {
+        try {
+            if (!permits.tryAcquire(count, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                throw new IllegalStateException("Calls still in flight after " + PHASE_LIMIT);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void awaitCondition(String what, BooleanSupplier condition) {
+        awaitCondition(what, condition, PHASE_LIMIT);
+    }
+
+    private static void awaitCondition(String what, BooleanSupplier condition, Duration limit) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("Gave up waiting for " + what + " after " + limit);
+            }
+            LockSupport.parkNanos(2_000_000);
+        }
+    }
+
+    private static void sleepUntil(long epochMillis) {
+        long wait = epochMillis - System.currentTimeMillis();
+        if (wait > 0) {
+            RedisMeter.pause(Duration.ofMillis(wait));
+        }
+    }
+
+    /** Nearest-rank percentile of sorted values. */
+    static long percentile(long[] sorted, int p) {
+        if (sorted.length == 0) {
+            return 0;
+        }
+        int rank = (int) Math.ceil(p / 100.0 * sorted.length);
+        return sorted[Math.max(0, rank - 1)];
+    }
+
+    private static void log(Map<String, Object> result) {
+        Map<String, Object> brief = new LinkedHashMap<>(result);
+        brief.remove("calls");
+        LOG.info(brief);
+    }
+}

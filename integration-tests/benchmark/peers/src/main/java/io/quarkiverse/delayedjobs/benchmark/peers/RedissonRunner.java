@@ -1,0 +1,280 @@
+package io.quarkiverse.delayedjobs.benchmark.peers;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+import org.redisson.Redisson;
+import org.redisson.api.RBlockingQueue;
+import org.redisson.api.RDelayedQueue;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.config.Config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * The workloads against Redisson's delayed queue: producers offer to an {@link RDelayedQueue}, which moves due
+ * elements into an {@link RBlockingQueue}; 16 consumer threads take from it. Redisson has no acknowledgement: an
+ * element is gone once taken. Payloads are the same JSON text, stored with Redisson's {@link StringCodec}.
+ */
+public final class RedissonRunner {
+
+    private static final String SYSTEM = "redisson";
+    private static final int CONCURRENCY = 16;
+    private static final Duration SETTLE = Duration.ofMillis(300);
+    private static final long DRAIN_SPREAD_MS = 100;
+
+    private final RedissonClient redisson;
+    private final Resp meter;
+    private final Results out;
+    private final int jobs;
+    private final int window;
+    private final ObjectMapper mapper = new ObjectMapper();
+    private double enqueueRate;
+
+    private RedissonRunner(RedissonClient redisson, Resp meter, Results out, int jobs, int window) {
+        this.redisson = redisson;
+        this.meter = meter;
+        this.out = out;
+        this.jobs = jobs;
+        this.window = window;
+    }
+
+    public static void main(String... argv) {
+        Args args = new Args(argv);
+        int port = Integer.parseInt(args.require("port"));
+        Config config = new Config();
+        config.setCodec(StringCodec.INSTANCE);
+        config.useSingleServer().setAddress("redis://127.0.0.1:" + port);
+        RedissonClient redisson = Redisson.create(config);
+        Set<String> workloads = args.workloads();
+        try (Resp meter = new Resp(port)) {
+            if (workloads.contains("IDLE")) {
+                idle(redisson, args.integer("idle-seconds", 45));
+                return;
+            }
+            RedissonRunner runner = new RedissonRunner(redisson, meter,
+                    new Results(Path.of(args.require("out")), args.integer("run", 1), SYSTEM), args.integer("jobs", 100_000),
+                    args.integer("window", 64));
+            if (workloads.contains("W1")) {
+                runner.enqueue();
+            }
+            if (workloads.contains("W2") || workloads.contains("W4")) {
+                runner.drain();
+            }
+            if (workloads.contains("W3")) {
+                runner.lateness(args.integer("lateness-rate", 1000), args.integer("lateness-seconds", 20));
+            }
+        } finally {
+            redisson.shutdown(0, 5, TimeUnit.SECONDS);
+        }
+    }
+
+    /** W5: a delayed queue with its consumers, doing nothing while it is measured from outside. */
+    private static void idle(RedissonClient redisson, int seconds) {
+        RBlockingQueue<String> queue = redisson.getBlockingQueue("rq-idle");
+        RDelayedQueue<String> delayed = redisson.getDelayedQueue(queue);
+        Consumers consumers = new Consumers(queue, message -> {
+        });
+        System.out.println("BENCH-IDLE-READY");
+        System.out.flush();
+        Phases.pause(Duration.ofSeconds(seconds));
+        consumers.stop();
+        delayed.destroy();
+    }
+
+    /** W1: offers jobs due over the next 60 s; nothing consumes them. */
+    private void enqueue() {
+        int n = jobs;
+        RBlockingQueue<String> queue = redisson.getBlockingQueue("rq-enqueue");
+        RDelayedQueue<String> delayed = redisson.getDelayedQueue(queue);
+        Phases.pause(SETTLE);
+        Counters before = Counters.read(meter);
+        long start = System.currentTimeMillis();
+        long t0 = System.nanoTime();
+        Phases.issue(n, window, i -> {
+            long due = start + 60_000L * i / n;
+            return delayed.offerAsync(Payloads.json(i, due), Math.max(1, due - System.currentTimeMillis()),
+                    TimeUnit.MILLISECONDS);
+        });
+        long wall = System.nanoTime() - t0;
+        Counters after = Counters.read(meter);
+        enqueueRate = n / (wall / 1e9);
+        out.phase("W1", n, wall, before, after, Map.of("window", window));
+        delayed.destroy();
+        Phases.deleteKeys(meter, "*rq-enqueue*");
+    }
+
+    /**
+     * W2 and W4: jobs due within 100 ms from a moment a little ahead, in the order they are offered; memory while
+     * pending, then the time from that moment until the last take.
+     */
+    private void drain() {
+        int n = jobs;
+        RBlockingQueue<String> queue = redisson.getBlockingQueue("rq-drain");
+        RDelayedQueue<String> delayed = redisson.getDelayedQueue(queue);
+        AtomicLong taken = new AtomicLong();
+        Consumers consumers = new Consumers(queue, message -> taken.incrementAndGet());
+        double rate = enqueueRate > 0 ? enqueueRate : 5_000;
+        long marginMs = (long) (1.5 * n / rate * 1000) + 2_000;
+        Phases.pause(SETTLE);
+        Counters empty = Counters.read(meter);
+        long loadStart = System.currentTimeMillis();
+        long first = loadStart + marginMs;
+        Phases.issue(n, window, i -> {
+            long due = first + DRAIN_SPREAD_MS * i / n;
+            return delayed.offerAsync(Payloads.json(i, due), Math.max(1, due - System.currentTimeMillis()),
+                    TimeUnit.MILLISECONDS);
+        });
+        long loadEnd = System.currentTimeMillis();
+        Phases.pause(SETTLE);
+        Counters loaded = Counters.read(meter);
+        long bytes = loaded.usedMemory() - empty.usedMemory();
+        out.write("W4", Map.of("jobs", n, "usedMemoryDelta", bytes, "bytesPerJob", (double) bytes / n));
+        boolean overran = System.currentTimeMillis() + 100 > first;
+        Phases.sleepUntil(first - 50);
+        Counters before = Counters.read(meter);
+        Phases.sleepUntil(first);
+        long t0 = System.nanoTime();
+        Phases.await("all " + n + " elements taken", () -> taken.get() >= n, Phases.PHASE_LIMIT);
+        long wall = System.nanoTime() - t0;
+        Counters after = Counters.read(meter);
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("loadOverran", overran);
+        extra.put("loadRate", n / ((loadEnd - loadStart) / 1e3));
+        out.phase("W2", n, wall, before, after, extra);
+        consumers.stop();
+        delayed.destroy();
+        Phases.deleteKeys(meter, "*rq-drain*");
+    }
+
+    /** W3: a steady stream of elements each due 2 s after it was offered; how late is each taken? */
+    private void lateness(int perSecond, int seconds) {
+        int n = perSecond * seconds;
+        long delayMs = 2_000;
+        RBlockingQueue<String> queue = redisson.getBlockingQueue("rq-lateness");
+        RDelayedQueue<String> delayed = redisson.getDelayedQueue(queue);
+        long[] lateness = new long[n];
+        AtomicInteger recorded = new AtomicInteger();
+        Consumers consumers = new Consumers(queue, message -> {
+            long now = Phases.nowMicros();
+            int i = recorded.getAndIncrement();
+            if (i < n) {
+                lateness[i] = now - dueOf(message) * 1_000L;
+            }
+        });
+        Phases.pause(SETTLE);
+        Counters before = Counters.read(meter);
+        long t0 = System.nanoTime();
+        AtomicInteger inFlight = new AtomicInteger();
+        AtomicLong failures = new AtomicLong();
+        long deadline = t0 + Duration.ofSeconds(seconds + 10L).toNanos();
+        int sent = 0;
+        while (sent < n && System.nanoTime() < deadline) {
+            long target = Math.min(n, (System.nanoTime() - t0) / 1_000_000L * perSecond / 1000);
+            while (sent < target && inFlight.get() < perSecond) {
+                int seq = sent++;
+                inFlight.incrementAndGet();
+                delayed.offerAsync(Payloads.json(seq, System.currentTimeMillis() + delayMs), delayMs,
+                        TimeUnit.MILLISECONDS).whenComplete((ok, e) -> {
+                            if (e != null) {
+                                failures.incrementAndGet();
+                            }
+                            inFlight.decrementAndGet();
+                        });
+            }
+            LockSupport.parkNanos(200_000);
+        }
+        int scheduled = sent;
+        Phases.await("all " + scheduled + " elements taken", () -> recorded.get() >= scheduled,
+                Duration.ofMillis(delayMs).plusSeconds(15));
+        long wall = System.nanoTime() - t0;
+        Counters after = Counters.read(meter);
+        long[] sorted = Arrays.copyOf(lateness, Math.min(n, recorded.get()));
+        Arrays.sort(sorted);
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("expected", n);
+        extra.put("scheduled", scheduled);
+        extra.put("scheduleFailures", failures.get());
+        extra.put("received", (long) recorded.get());
+        extra.put("p50Ms", Results.percentile(sorted, 50) / 1e3);
+        extra.put("p99Ms", Results.percentile(sorted, 99) / 1e3);
+        extra.put("maxMs", sorted.length == 0 ? 0 : sorted[sorted.length - 1] / 1e3);
+        extra.put("minMs", sorted.length == 0 ? 0 : sorted[0] / 1e3);
+        out.phase("W3", n, wall, before, after, extra);
+        consumers.stop();
+        delayed.destroy();
+        Phases.deleteKeys(meter, "*rq-lateness*");
+    }
+
+    private long dueOf(String message) {
+        try {
+            JsonNode payload = mapper.readTree(message);
+            return payload.get("due").asLong();
+        } catch (Exception e) {
+            throw new IllegalStateException("Unreadable payload " + message, e);
+        }
+    }
+
+    /** Threads that take from a queue until stopped, reading each payload as JSON like a handler would. */
+    private static final class Consumers {
+        private final List<Thread> threads = new ArrayList<>();
+        private volatile boolean stopped;
+
+        Consumers(RBlockingQueue<String> queue, Consumer<String> handler) {
+            ObjectMapper mapper = new ObjectMapper();
+            long deadline = System.nanoTime() + Phases.PHASE_LIMIT.multipliedBy(2).toNanos();
+            for (int i = 0; i < CONCURRENCY; i++) {
+                Thread thread = new Thread(() -> {
+                    while (!stopped && System.nanoTime() < deadline) {
+                        String message;
+                        try {
+                            message = queue.take();
+                        } catch (InterruptedException e) {
+                            return;
+                        } catch (RuntimeException e) {
+                            if (stopped) {
+                                return;
+                            }
+                            throw e;
+                        }
+                        try {
+                            mapper.readTree(message);
+                        } catch (Exception e) {
+                            throw new IllegalStateException("Unreadable payload " + message, e);
+                        }
+                        handler.accept(message);
+                    }
+                }, "redisson-consumer-" + i);
+                thread.setDaemon(true);
+                thread.start();
+                threads.add(thread);
+            }
+        }
+
+        void stop() {
+            stopped = true;
+            threads.forEach(Thread::interrupt);
+            for (Thread thread : threads) {
+                try {
+                    thread.join(5_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+}
