@@ -658,10 +658,11 @@ public final class Report {
     }
 
     private static CategoryChart chart(String title, String yTitle, String pattern) {
-        CategoryChart chart = new CategoryChartBuilder().width(900).height(480).title(title).yAxisTitle(yTitle).build();
+        CategoryChart chart = new CategoryChartBuilder().width(1000).height(480).title(title).yAxisTitle(yTitle).build();
         chart.getStyler().setDecimalPattern(pattern);
         chart.getStyler().setYAxisDecimalPattern(pattern);
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        // Outside the plot: inside, the legend hides the tops of the bars.
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         chart.getStyler().setLabelsVisible(true);
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setAvailableSpaceFill(0.8);
@@ -758,7 +759,6 @@ public final class Report {
 
     private void memoryChart(Path file) throws IOException {
         CategoryChart chart = chart("W4 Redis memory per pending job (bytes; lower is better)", "bytes per job", "#,##0");
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         List<String> categories = List.of("W4 memory");
         Map<String, double[]> bySystem = new LinkedHashMap<>();
         for (String system : SYSTEMS) {
