@@ -102,10 +102,6 @@ final class QueueWorker {
         Arrays.fill(ackTimers, -1);
     }
 
-    String queue() {
-        return keys.queue();
-    }
-
     void start() {
         context.runOnContext(v -> {
             wakeAll();
@@ -436,9 +432,8 @@ final class QueueWorker {
         Promise<Void> done = Promise.promise();
         context.runOnContext(v -> {
             stopped = true;
-            if (wakeTimer >= 0) {
-                vertx.cancelTimer(wakeTimer);
-            }
+            vertx.cancelTimer(wakeTimer);
+            vertx.cancelTimer(topUpTimer);
             Map<Integer, List<String[]>> handBack = new LinkedHashMap<>();
             running.values().removeIf(d -> {
                 if (d.handBack()) {
