@@ -286,6 +286,14 @@ public class JobStore {
         return run(Script.ACK, k.shard(shard), args).map(Response::toInteger);
     }
 
+    /** Adds (id, token) pairs, as renew.lua and release.lua take them. */
+    private static void addClaims(List<Object> args, List<String[]> claims) {
+        for (String[] c : claims) {
+            args.add(c[0]);
+            args.add(c[1]);
+        }
+    }
+
     private static void addAcks(List<Object> args, List<Ack> acks) {
         for (Ack a : acks) {
             args.add(a.id());
@@ -324,10 +332,7 @@ public class JobStore {
     public Future<List<String>> renew(QueueKeys k, int shard, List<String[]> claims, Duration lease) {
         List<Object> args = new ArrayList<>(1 + claims.size() * 2);
         args.add(lease.toMillis());
-        for (String[] c : claims) {
-            args.add(c[0]);
-            args.add(c[1]);
-        }
+        addClaims(args, claims);
         return run(Script.RENEW, k.shard(shard), args).map(r -> {
             List<String> lost = new ArrayList<>(r.size());
             for (Response token : r) {
@@ -342,10 +347,7 @@ public class JobStore {
         List<Object> args = new ArrayList<>(2 + claims.size() * 2);
         args.add(k.wakeChannel());
         args.add(shard);
-        for (String[] c : claims) {
-            args.add(c[0]);
-            args.add(c[1]);
-        }
+        addClaims(args, claims);
         return run(Script.RELEASE, k.shard(shard), args).map(Response::toInteger);
     }
 }
