@@ -220,7 +220,7 @@ run_system() { # run system
     quarkus)
       local jfr_opts=()
       if [[ $jfr == yes ]]; then
-        jfr_opts=(-XX:StartFlightRecording=filename="$out/quarkus-run$run.jfr",settings=profile)
+        jfr_opts=(-XX:StartFlightRecording=filename="$out/quarkus-run$run.jfr",settings=profile,jdk.ExecutionSample#period=1ms)
       fi
       local redis_url=(-Dquarkus.redis.hosts="redis://127.0.0.1:$redis_port")
       if [[ -n "$runner_workloads" ]]; then

@@ -19,7 +19,8 @@ import io.quarkiverse.delayedjobs.QueueStats;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
- * No more handlers of a queue run at once than its concurrency, and no more jobs are claimed than can run.
+ * No more handlers of a queue run at once than its concurrency, and slow handlers get no jobs claimed ahead: no more
+ * jobs are claimed than can run.
  */
 public class ConcurrencyLimitTest {
 

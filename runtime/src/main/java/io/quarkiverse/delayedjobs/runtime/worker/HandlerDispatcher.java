@@ -42,7 +42,7 @@ final class HandlerDispatcher {
         return handler;
     }
 
-    Object[] arguments(Delivery delivery) throws UnreadablePayloadException {
+    private Object[] arguments(Delivery delivery) throws UnreadablePayloadException {
         Object[] args = new Object[handler.parameterCount()];
         if (handler.contextIndex() >= 0) {
             args[handler.contextIndex()] = delivery;
@@ -59,27 +59,35 @@ final class HandlerDispatcher {
     }
 
     /**
-     * Runs the handler; the future completes when it returned or its asynchronous result completed. It never
-     * completes for a delivery handed back before it started.
+     * Reads the payload and runs the handler, both on the handler's thread; the future completes when the handler
+     * returned or its asynchronous result completed, and fails with {@link UnreadablePayloadException} when the
+     * payload cannot be read. It never completes for a delivery handed back before it started.
      */
-    Future<Void> dispatch(Delivery delivery, Object[] args, Context base) {
+    Future<Void> dispatch(Delivery delivery, Context base) {
         Context context = VertxContext.createNewDuplicatedContext(base);
         VertxContextSafetyToggle.setContextSafe(context, true);
         Promise<Void> done = Promise.promise();
         switch (handler.executionModel()) {
             case BLOCKING -> context.executeBlocking(() -> {
-                invoke(delivery, args, done);
+                invoke(delivery, done);
                 return null;
             }, false);
-            case EVENT_LOOP -> context.runOnContext(v -> invoke(delivery, args, done));
+            case EVENT_LOOP -> context.runOnContext(v -> invoke(delivery, done));
             case VIRTUAL_THREAD -> context.runOnContext(
-                    v -> VirtualThreadsRecorder.getCurrent().execute(() -> invoke(delivery, args, done)));
+                    v -> VirtualThreadsRecorder.getCurrent().execute(() -> invoke(delivery, done)));
         }
         return done.future();
     }
 
-    private void invoke(Delivery delivery, Object[] args, Promise<Void> done) {
+    private void invoke(Delivery delivery, Promise<Void> done) {
         if (!delivery.start()) {
+            return;
+        }
+        Object[] args;
+        try {
+            args = arguments(delivery);
+        } catch (UnreadablePayloadException e) {
+            done.fail(e);
             return;
         }
         ManagedContext requestContext = Arc.container().requestContext();

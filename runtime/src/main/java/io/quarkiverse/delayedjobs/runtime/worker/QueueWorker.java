@@ -1,13 +1,17 @@
 package io.quarkiverse.delayedjobs.runtime.worker;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jboss.logging.Logger;
 
@@ -24,10 +28,14 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 
 /**
- * The claim loop of one queue in this instance. It claims due jobs only when it has free handlers, and sleeps until
- * the earliest known due time of its shards: a claim tells the next score of the shard it claimed from, and the wake
+ * The claim loop of one queue in this instance. It claims due jobs when it has free handlers, and sleeps until the
+ * earliest known due time of its shards: a claim tells the next score of the shard it claimed from, and the wake
  * channel tells when a shard gets an earlier head. Every {@value #POLLS_PER_FULL_LOOK} poll intervals it looks at
  * every shard anyway.
+ * <p>
+ * When handlers finish quickly, it also claims ahead as many jobs as its handlers finish during one claim round trip
+ * (at most {@code batch-size}), so that they never wait for Redis; slow handlers get no jobs claimed ahead, which
+ * other instances could run meanwhile.
  * <p>
  * All state is confined to one event-loop context; handlers report back to it.
  */
@@ -57,7 +65,16 @@ final class QueueWorker {
 
     /** Per shard, the earliest score known to be in it, by the Redis clock; UNKNOWN means "look now". */
     private final long[] nextDue;
+    /** Claimed deliveries not handed back yet: those waiting for a handler and those whose handler runs. */
     private final Map<String, Delivery> running = new HashMap<>();
+    private final Queue<Delivery> waiting = new ArrayDeque<>();
+    private int active;
+    /** Averages (ms) that size the jobs claimed ahead; the handler time is unknown until one finished. */
+    private double handlerMs = Double.NaN;
+    private double claimRoundTripMs = 1;
+    /** Handlers report here from their own threads; one event-loop task takes all that arrived. */
+    private final Queue<Finished> finishedQueue = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean finishedTaskPending = new AtomicBoolean();
     private long clockOffsetMs;
     private long nextFullCheck;
     private int shardCursor;
@@ -66,8 +83,6 @@ final class QueueWorker {
     private final long[] wokenDuringClaim;
     private int claimsUnderWay;
     private int reserved;
-    /** How many free handlers make a claim worth its round trip while others are busy. */
-    private final int goodBatch;
     private long topUpTimer = -1;
     private boolean topUpDue;
     private boolean stopped;
@@ -97,7 +112,6 @@ final class QueueWorker {
         this.claiming = new boolean[keys.shards()];
         this.wokenDuringClaim = new long[keys.shards()];
         Arrays.fill(wokenDuringClaim, NOTHING);
-        this.goodBatch = Math.max(1, Math.min(settings.batchSize(), settings.concurrency()) / 2);
         this.ackTimers = new long[keys.shards()];
         Arrays.fill(ackTimers, -1);
     }
@@ -139,10 +153,10 @@ final class QueueWorker {
     }
 
     /**
-     * Claims due jobs while handlers are free, and otherwise sleeps until the earliest known due time. With handlers
-     * to spare, every due shard is claimed from at once, each for its share; when most handlers are busy, one shard
-     * is claimed from for all the free ones, and only once a good batch is free or {@value #TOP_UP_DELAY_MS} ms went
-     * by, so that a busy queue claims in batches rather than job by job.
+     * Claims due jobs while handlers are free (counting those claimed ahead), and otherwise sleeps until the earliest
+     * known due time. With handlers to spare, every due shard is claimed from at once, each for its share; when most
+     * handlers are busy, one shard is claimed from for all the free ones, and only once a good batch is free or
+     * {@value #TOP_UP_DELAY_MS} ms went by, so that a busy queue claims in batches rather than job by job.
      */
     private void pump() {
         if (stopped) {
@@ -163,10 +177,13 @@ final class QueueWorker {
             armWakeTimer(now);
             return;
         }
-        int free = settings.concurrency() - running.size() - reserved;
+        int wanted = settings.concurrency() + claimAhead();
+        int free = wanted - running.size() - reserved;
         if (free <= 0) {
             return; // a finishing handler, or a claim coming back, pumps again
         }
+        // How many free handlers make a claim worth its round trip while others are busy.
+        int goodBatch = Math.max(1, Math.min(settings.batchSize(), wanted) / 2);
         boolean busy = running.size() + reserved > 0;
         if (busy && free < goodBatch && !topUpDue) {
             if (topUpTimer < 0) {
@@ -191,13 +208,29 @@ final class QueueWorker {
         }
     }
 
+    /** The jobs the handlers finish during one claim round trip, at most a batch; none while that is unknown. */
+
+    private int claimAhead() {
+        if (Double.isNaN(handlerMs)) {
+            return 0;
+        }
+        double perRoundTrip = settings.concurrency() * claimRoundTripMs / Math.max(handlerMs, 0.001);
+        return (int) Math.min(settings.batchSize(), perRoundTrip);
+    }
+
+    private static double average(double average, double sample) {
+        return Double.isNaN(average) ? sample : average + (sample - average) / 16;
+    }
+
     private void claim(int shard, int limit) {
         claiming[shard] = true;
         claimsUnderWay++;
         reserved += limit;
         List<Ack> acks = takeAcks(shard);
         long sentAt = System.currentTimeMillis();
+        long sentNanos = System.nanoTime();
         store.claim(keys, shard, limit, settings, acks).onComplete(ar -> context.runOnContext(v -> {
+            claimRoundTripMs = average(claimRoundTripMs, (System.nanoTime() - sentNanos) / 1e6);
             claiming[shard] = false;
             claimsUnderWay--;
             reserved -= limit;
@@ -295,18 +328,40 @@ final class QueueWorker {
 
     private void run(Delivery delivery) {
         running.put(delivery.token() + '@' + delivery.shard(), delivery);
-        Object[] args;
-        try {
-            args = dispatcher.arguments(delivery);
-        } catch (HandlerDispatcher.UnreadablePayloadException e) {
-            delivery.start();
-            finished(delivery, e);
-            return;
-        }
-        dispatcher.dispatch(delivery, args, context)
-                .onComplete(ar -> context.runOnContext(v -> finished(delivery, ar.cause())));
+        waiting.add(delivery);
+        startWaiting();
     }
 
+    private void startWaiting() {
+        while (active < settings.concurrency() && !waiting.isEmpty()) {
+            Delivery delivery = waiting.poll();
+            active++;
+            long startedAt = System.nanoTime();
+            dispatcher.dispatch(delivery, context).onComplete(ar -> {
+                finishedQueue.add(new Finished(delivery, ar.cause(), (System.nanoTime() - startedAt) / 1e6));
+                if (finishedTaskPending.compareAndSet(false, true)) {
+                    context.runOnContext(v -> takeFinished());
+                }
+            });
+        }
+    }
+
+    private record Finished(Delivery delivery, Throwable failure, double handlerMs) {
+    }
+
+    private void takeFinished() {
+        finishedTaskPending.set(false);
+        for (Finished f; (f = finishedQueue.poll()) != null;) {
+            active--;
+            handlerMs = average(handlerMs, f.handlerMs());
+            finished(f.delivery(), f.failure());
+        }
+        startWaiting();
+        checkDrained();
+        pump();
+    }
+
+    /** Records the outcome of a delivery; the caller starts waiting jobs and pumps. */
     private void finished(Delivery delivery, Throwable failure) {
         running.remove(delivery.token() + '@' + delivery.shard());
         Claimed job = delivery.job();
@@ -333,8 +388,6 @@ final class QueueWorker {
                     .onFailure(e -> LOG.warnf(e, "Could not record the failure of %s; it will run again after its"
                             + " lease", delivery));
         }
-        checkDrained();
-        pump();
     }
 
     private void ack(int shard, Ack ack) {
@@ -443,6 +496,7 @@ final class QueueWorker {
                 }
                 return false;
             });
+            waiting.clear();
             handBack.forEach(this::release);
             new ArrayList<>(acksToSend.keySet()).forEach(this::sendAcks);
             drained = Promise.promise();

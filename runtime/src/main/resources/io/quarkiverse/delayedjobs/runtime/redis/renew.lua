@@ -2,16 +2,27 @@
 -- KEYS: 1 due, 2 run, 3 jobs, 4 dead, 5 err, 6 seq, 7 cron (the keys of the shard)
 -- ARGV: 1 lease in ms, then pairs: job id, token
 -- Returns the tokens of the claims that are lost (job cancelled, replaced or claimed by another worker).
+if #ARGV < 3 then
+  return {}
+end
 local t = redis.call('TIME')
 local leaseEnd = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
-local lost = {}
+local ids = {}
 for i = 2, #ARGV, 2 do
-  local id = ARGV[i]
-  local env = redis.call('HGET', KEYS[3], id)
-  if env and string.match(env, '^%d+|%d+|([^|]*)|') == ARGV[i + 1] then
-    redis.call('ZADD', KEYS[2], leaseEnd, id)
+  ids[#ids + 1] = ARGV[i]
+end
+local envs = redis.call('HMGET', KEYS[3], unpack(ids))
+local leases, lost = {}, {}
+for k, id in ipairs(ids) do
+  local token = ARGV[2 * k + 1]
+  if envs[k] and string.match(envs[k], '^%d+|%d+|([^|]*)|') == token then
+    leases[#leases + 1] = leaseEnd
+    leases[#leases + 1] = id
   else
-    lost[#lost + 1] = ARGV[i + 1]
+    lost[#lost + 1] = token
   end
+end
+if #leases > 0 then
+  redis.call('ZADD', KEYS[2], unpack(leases))
 end
 return lost

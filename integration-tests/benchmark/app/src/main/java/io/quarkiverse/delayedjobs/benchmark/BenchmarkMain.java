@@ -63,6 +63,10 @@ public class BenchmarkMain implements QuarkusApplication {
         try (RedisMeter meter = new RedisMeter(vertx, redisUrl)) {
             Workloads workloads = new Workloads(reactive, scheduler, tally, meter, new ResultWriter(mapper, options),
                     mapper, options, keyPrefix, shards);
+            if (options.has("W1") || options.has("W2") || options.has("W3") || options.has("W4")) {
+                LOG.info("Warm-up (not measured)");
+                workloads.warmUp();
+            }
             if (options.has("W1")) {
                 LOG.info("W1 enqueue");
                 workloads.enqueue();

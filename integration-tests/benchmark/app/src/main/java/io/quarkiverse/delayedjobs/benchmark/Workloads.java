@@ -75,6 +75,20 @@ final class Workloads {
         this.shards = shards;
     }
 
+    /**
+     * Unrecorded: schedules jobs due at once and runs them, so that the JIT has compiled the schedule, claim and
+     * handler paths before anything is measured (every system of the benchmark gets the same warm-up).
+     */
+    void warmUp() {
+        int n = options.jobs();
+        tally.reset(0);
+        issue(n, options.window(), i -> reactive.schedule(BenchHandler.QUEUE, "warm-up-" + i,
+                BenchPayload.of(i, System.currentTimeMillis()), Duration.ZERO));
+        awaitCondition("all " + n + " warm-up jobs started", () -> tally.started() >= n);
+        awaitCondition("queue " + BenchHandler.QUEUE + " drained",
+                () -> scheduler.stats(BenchHandler.QUEUE).running() == 0);
+    }
+
     /** W1: schedules jobs due over the next 60 s into a queue without handler. */
     void enqueue() {
         int n = options.jobs();

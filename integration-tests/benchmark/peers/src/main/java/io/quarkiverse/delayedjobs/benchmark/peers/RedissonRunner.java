@@ -68,6 +68,10 @@ public final class RedissonRunner {
             RedissonRunner runner = new RedissonRunner(redisson, meter,
                     new Results(Path.of(args.require("out")), args.integer("run", 1), SYSTEM), args.integer("jobs", 100_000),
                     args.integer("window", 64));
+            if (workloads.contains("W1") || workloads.contains("W2") || workloads.contains("W3")
+                    || workloads.contains("W4")) {
+                runner.warmUp();
+            }
             if (workloads.contains("W1")) {
                 runner.enqueue();
             }
@@ -93,6 +97,24 @@ public final class RedissonRunner {
         Phases.pause(Duration.ofSeconds(seconds));
         consumers.stop();
         delayed.destroy();
+    }
+
+    /**
+     * Unrecorded: offers jobs due at once and takes them, so that the JIT has compiled the offer and take paths before
+     * anything is measured (every system of the benchmark gets the same warm-up).
+     */
+    private void warmUp() {
+        int n = jobs;
+        RBlockingQueue<String> queue = redisson.getBlockingQueue("rq-warm-up");
+        RDelayedQueue<String> delayed = redisson.getDelayedQueue(queue);
+        AtomicLong taken = new AtomicLong();
+        Consumers consumers = new Consumers(queue, message -> taken.incrementAndGet());
+        Phases.issue(n, window, i -> delayed.offerAsync(Payloads.json(i, System.currentTimeMillis()), 1,
+                TimeUnit.MILLISECONDS));
+        Phases.await("all " + n + " warm-up elements taken", () -> taken.get() >= n, Phases.PHASE_LIMIT);
+        consumers.stop();
+        delayed.destroy();
+        Phases.deleteKeys(meter, "*rq-warm-up*");
     }
 
     /** W1: offers jobs due over the next 60 s; nothing consumes them. */
