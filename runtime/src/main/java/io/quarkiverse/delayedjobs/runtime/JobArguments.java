@@ -20,18 +20,34 @@ public final class JobArguments {
     }
 
     public static String queue(String queue) {
-        if (queue == null || !QUEUE_NAME.matcher(queue).matches()) {
+        if (!isQueueName(queue)) {
             throw new IllegalArgumentException("queue must match " + QUEUE_NAME.pattern() + ", was "
                     + (queue == null ? "null" : "'" + queue + "'"));
         }
         return queue;
     }
 
+    /** Same as matching {@link #QUEUE_NAME}, without a matcher per call: producers check every job's queue. */
+    private static boolean isQueueName(String queue) {
+        if (queue == null || queue.isEmpty() || queue.length() > 64) {
+            return false;
+        }
+        for (int i = 0; i < queue.length(); i++) {
+            char c = queue.charAt(i);
+            if (!(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_'
+                    || c == '-')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     public static String id(String id) {
         if (id == null || id.isBlank()) {
             throw new IllegalArgumentException("id must not be blank, was " + (id == null ? "null" : "'" + id + "'"));
         }
-        int bytes = id.getBytes(StandardCharsets.UTF_8).length;
+        // A UTF-16 char takes at most 3 bytes in UTF-8 (a surrogate pair 4 for 2 chars): short ids need no count.
+        int bytes = id.length() * 3 <= MAX_ID_BYTES ? 0 : id.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_ID_BYTES) {
             throw new IllegalArgumentException(
                     "id must be at most " + MAX_ID_BYTES + " bytes in UTF-8, was " + bytes + " bytes");

@@ -105,6 +105,12 @@ public class ReactiveDelayedSchedulerImpl implements ReactiveDelayedScheduler {
 
     /** Checks the arguments at subscription, so that a bad call fails the Uni instead of throwing. */
     private static <T> Uni<T> call(Supplier<Future<T>> operation) {
-        return Uni.createFrom().completionStage(() -> operation.get().toCompletionStage());
+        return Uni.createFrom().emitter(emitter -> operation.get().onComplete(ar -> {
+            if (ar.succeeded()) {
+                emitter.complete(ar.result());
+            } else {
+                emitter.fail(ar.cause());
+            }
+        }));
     }
 }
