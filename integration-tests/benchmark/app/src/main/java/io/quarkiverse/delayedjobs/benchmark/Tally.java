@@ -43,10 +43,6 @@ public class Tally {
         return started.get();
     }
 
-    public long[] rawLateness() {
-        return Arrays.copyOf(latenessMicros, Math.min(recorded.get(), latenessMicros.length));
-    }
-
     /** The lateness recorded so far, sorted, in microseconds. */
     public long[] sortedLateness() {
         long[] copy = Arrays.copyOf(latenessMicros, Math.min(recorded.get(), latenessMicros.length));

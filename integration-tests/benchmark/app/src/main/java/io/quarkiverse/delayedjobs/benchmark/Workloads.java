@@ -213,13 +213,6 @@ final class Workloads {
                 () -> scheduler.stats(BenchHandler.QUEUE).running() == 0, Duration.ofSeconds(15));
         long wall = System.nanoTime() - t0;
         Snapshot after = meter.snapshot();
-        long[] rawDbg = tally.rawLateness();
-        StringBuilder dbg = new StringBuilder("DBG late>8ms at index:");
-        for (int i = 0; i < rawDbg.length; i++) {
-            if (rawDbg[i] > 8000)
-                dbg.append(' ').append(i).append('=').append(rawDbg[i] / 1000);
-        }
-        LOG.info(dbg);
         long[] lateness = tally.sortedLateness();
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("expected", n);
