@@ -123,7 +123,8 @@ public interface DelayedJobsRuntimeConfig {
         Duration lease();
 
         /**
-         * The most jobs claimed by one script call.
+         * The most jobs claimed by one script call; also the most jobs an instance claims ahead of its free handlers
+         * when they finish quickly.
          */
         @WithDefault("32")
         int batchSize();
