@@ -14,6 +14,7 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import io.vertx.core.impl.ContextInternal;
 
 /**
  * Runs a handler for a delivery on the thread its execution model asks for, on a fresh duplicated Vert.x context,
@@ -61,17 +62,16 @@ final class HandlerDispatcher {
     /**
      * Reads the payload and runs the handler, both on the handler's thread; the future completes when the handler
      * returned or its asynchronous result completed, and fails with {@link UnreadablePayloadException} when the
-     * payload cannot be read. It never completes for a delivery handed back before it started.
+     * payload cannot be read. It never completes for a delivery handed back before it started. A blocking handler
+     * runs on one of the {@code runners}, started when fewer than {@code wantedRunners} run.
      */
-    Future<Void> dispatch(Delivery delivery, Context base) {
+    Future<Void> dispatch(Delivery delivery, Context base, BlockingRunners runners, int wantedRunners) {
         Context context = VertxContext.createNewDuplicatedContext(base);
         VertxContextSafetyToggle.setContextSafe(context, true);
         Promise<Void> done = Promise.promise();
         switch (handler.executionModel()) {
-            case BLOCKING -> context.executeBlocking(() -> {
-                invoke(delivery, done);
-                return null;
-            }, false);
+            case BLOCKING -> runners.submit(() -> ((ContextInternal) context).dispatch(() -> invoke(delivery, done)),
+                    wantedRunners);
             case EVENT_LOOP -> context.runOnContext(v -> invoke(delivery, done));
             case VIRTUAL_THREAD -> context.runOnContext(
                     v -> VirtualThreadsRecorder.getCurrent().execute(() -> invoke(delivery, done)));

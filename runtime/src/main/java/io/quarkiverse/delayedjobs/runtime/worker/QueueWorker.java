@@ -53,6 +53,7 @@ final class QueueWorker {
     private static final int MAX_ERROR_LENGTH = 4000;
     private static final long ACK_DELAY_MS = 20;
     private static final long TOP_UP_DELAY_MS = 1;
+    private static final double RUNNER_WORK_MS = 1;
 
     private final QueueKeys keys;
     private final QueueSettings settings;
@@ -75,6 +76,7 @@ final class QueueWorker {
     /** Handlers report here from their own threads; one event-loop task takes all that arrived. */
     private final Queue<Finished> finishedQueue = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean finishedTaskPending = new AtomicBoolean();
+    private final BlockingRunners runners;
     private long clockOffsetMs;
     private long nextFullCheck;
     private int shardCursor;
@@ -112,6 +114,7 @@ final class QueueWorker {
         this.claiming = new boolean[keys.shards()];
         this.wokenDuringClaim = new long[keys.shards()];
         Arrays.fill(wokenDuringClaim, NOTHING);
+        this.runners = new BlockingRunners(context, settings.concurrency());
         this.ackTimers = new long[keys.shards()];
         Arrays.fill(ackTimers, -1);
     }
@@ -216,6 +219,17 @@ final class QueueWorker {
         }
         double perRoundTrip = settings.concurrency() * claimRoundTripMs / Math.max(handlerMs, 0.001);
         return (int) Math.min(settings.batchSize(), perRoundTrip);
+    }
+
+    /**
+     * Blocking handlers: one runner per job handed over while their time is unknown or long, else as many as keep
+     * the jobs handed over to about a millisecond of work each.
+     */
+    private int runnersWanted() {
+        if (Double.isNaN(handlerMs)) {
+            return active;
+        }
+        return (int) Math.ceil(active * handlerMs / RUNNER_WORK_MS);
     }
 
     private static double average(double average, double sample) {
@@ -337,7 +351,7 @@ final class QueueWorker {
             Delivery delivery = waiting.poll();
             active++;
             long startedAt = System.nanoTime();
-            dispatcher.dispatch(delivery, context).onComplete(ar -> {
+            dispatcher.dispatch(delivery, context, runners, runnersWanted()).onComplete(ar -> {
                 finishedQueue.add(new Finished(delivery, ar.cause(), (System.nanoTime() - startedAt) / 1e6));
                 if (finishedTaskPending.compareAndSet(false, true)) {
                     context.runOnContext(v -> takeFinished());
