@@ -114,7 +114,7 @@ final class QueueWorker {
         this.claiming = new boolean[keys.shards()];
         this.wokenDuringClaim = new long[keys.shards()];
         Arrays.fill(wokenDuringClaim, NOTHING);
-        this.runners = new BlockingRunners(context, settings.concurrency());
+        this.runners = new BlockingRunners(vertx, context, settings.concurrency());
         this.ackTimers = new long[keys.shards()];
         Arrays.fill(ackTimers, -1);
     }
