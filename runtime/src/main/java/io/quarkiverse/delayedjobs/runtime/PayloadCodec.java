@@ -1,6 +1,7 @@
 package io.quarkiverse.delayedjobs.runtime;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 import jakarta.inject.Singleton;
 
@@ -10,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
@@ -18,6 +20,8 @@ import io.vertx.core.json.JsonObject;
  */
 @Singleton
 public class PayloadCodec {
+
+    private static final byte[] JSON_NULL = "null".getBytes(StandardCharsets.US_ASCII);
 
     private final ObjectMapper mapper;
 
@@ -55,10 +59,10 @@ public class PayloadCodec {
         return json;
     }
 
-    /** Reads a payload from its JSON text. */
+    /** Reads a payload from its JSON text, as Redis returns it: UTF-8 bytes, read without making a String first. */
     @FunctionalInterface
     public interface Reader {
-        Object read(String json) throws Exception;
+        Object read(byte[] json) throws Exception;
     }
 
     /**
@@ -77,16 +81,16 @@ public class PayloadCodec {
         if (raw == String.class) {
             reader = json -> {
                 JsonNode node = mapper.readTree(json);
-                return node.isTextual() ? node.textValue() : json;
+                return node.isTextual() ? node.textValue() : new String(json, StandardCharsets.UTF_8);
             };
         } else if (raw == JsonObject.class) {
-            reader = JsonObject::new;
+            reader = json -> new JsonObject(Buffer.buffer(json));
         } else if (raw == JsonArray.class) {
-            reader = JsonArray::new;
+            reader = json -> new JsonArray(Buffer.buffer(json));
         } else {
             ObjectReader objectReader = mapper.readerFor(type);
             reader = objectReader::readValue;
         }
-        return json -> "null".equals(json) ? null : reader.read(json);
+        return json -> Arrays.equals(JSON_NULL, json) ? null : reader.read(json);
     }
 }

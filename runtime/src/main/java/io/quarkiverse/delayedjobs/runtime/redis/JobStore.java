@@ -246,8 +246,8 @@ public class JobStore {
         });
     }
 
-    /** A job handed to a worker by {@code claim}. */
-    public record Claimed(String id, String token, int attempt, long dueMs, String payload, String cron) {
+    /** A job handed to a worker by {@code claim}; the payload is its JSON text in UTF-8. */
+    public record Claimed(String id, String token, int attempt, long dueMs, byte[] payload, String cron) {
     }
 
     /**
@@ -268,7 +268,7 @@ public class JobStore {
             for (int i = 2; i < r.size(); i += 6) {
                 String cron = r.get(i + 5).toString();
                 jobs.add(new Claimed(r.get(i).toString(), r.get(i + 1).toString(), r.get(i + 2).toInteger(),
-                        r.get(i + 3).toLong(), r.get(i + 4).toString(), cron.isEmpty() ? null : cron));
+                        r.get(i + 3).toLong(), r.get(i + 4).toBytes(), cron.isEmpty() ? null : cron));
             }
             return new ClaimBatch(r.get(0).toLong(), r.get(1).toLong(), jobs);
         });

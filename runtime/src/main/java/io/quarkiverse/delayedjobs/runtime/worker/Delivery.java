@@ -20,6 +20,7 @@ final class Delivery implements JobContext {
     private final Claimed job;
     private final AtomicInteger state = new AtomicInteger(CLAIMED);
     private volatile boolean leaseLost;
+    private volatile long startedNanos;
     private Long rearmAt;
 
     Delivery(String queue, int shard, Claimed job) {
@@ -42,7 +43,16 @@ final class Delivery implements JobContext {
 
     /** Called on the handler's thread right before it runs: false when the job was handed back meanwhile. */
     boolean start() {
-        return state.compareAndSet(CLAIMED, STARTED);
+        if (state.compareAndSet(CLAIMED, STARTED)) {
+            startedNanos = System.nanoTime();
+            return true;
+        }
+        return false;
+    }
+
+    /** How long the handler has been running, or ran if it finished now (ms). */
+    double runningMs() {
+        return (System.nanoTime() - startedNanos) / 1e6;
     }
 
     /** Called at shutdown: true when the handler had not started, and now never will. */

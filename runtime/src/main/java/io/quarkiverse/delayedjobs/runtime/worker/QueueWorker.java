@@ -70,7 +70,10 @@ final class QueueWorker {
     private final Map<String, Delivery> running = new HashMap<>();
     private final Queue<Delivery> waiting = new ArrayDeque<>();
     private int active;
-    /** Averages (ms) that size the jobs claimed ahead; the handler time is unknown until one finished. */
+    /**
+     * Averages (ms) that size the jobs claimed ahead and the blocking runners: a handler's own time, from its start
+     * to its end, and a claim's round trip. The handler time is unknown until one finished.
+     */
     private double handlerMs = Double.NaN;
     private double claimRoundTripMs = 1;
     /** Handlers report here from their own threads; one event-loop task takes all that arrived. */
@@ -212,7 +215,6 @@ final class QueueWorker {
     }
 
     /** The jobs the handlers finish during one claim round trip, at most a batch; none while that is unknown. */
-
     private int claimAhead() {
         if (Double.isNaN(handlerMs)) {
             return 0;
@@ -350,9 +352,8 @@ final class QueueWorker {
         while (active < settings.concurrency() && !waiting.isEmpty()) {
             Delivery delivery = waiting.poll();
             active++;
-            long startedAt = System.nanoTime();
             dispatcher.dispatch(delivery, context, runners, runnersWanted()).onComplete(ar -> {
-                finishedQueue.add(new Finished(delivery, ar.cause(), (System.nanoTime() - startedAt) / 1e6));
+                finishedQueue.add(new Finished(delivery, ar.cause(), delivery.runningMs()));
                 if (finishedTaskPending.compareAndSet(false, true)) {
                     context.runOnContext(v -> takeFinished());
                 }
