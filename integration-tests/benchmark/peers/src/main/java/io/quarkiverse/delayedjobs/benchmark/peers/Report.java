@@ -622,7 +622,9 @@ public final class Report {
         adoc.append("\n== Workloads\n\n");
         adoc.append("""
                 Every payload is the same JSON of about 100 bytes; handlers do nothing. Producers are one thread (one
-                event loop for BullMQ) with at most 64 calls in flight; consumers run 16 jobs at once.
+                event loop for BullMQ) with at most 64 calls in flight; consumers run 16 jobs at once. Before W1, each
+                system schedules 100,000 jobs due at once and runs them, unmeasured, so that its JIT (HotSpot, V8) has
+                compiled those paths.
 
                 W1 enqueue:: 100,000 jobs due over the next 60 s, each with its own id, to a queue nobody consumes.
                 W2 drain:: 100,000 jobs due within 100 ms from a moment a few seconds ahead (chosen so that loading
