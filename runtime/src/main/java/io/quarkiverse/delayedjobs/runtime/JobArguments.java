@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
  */
 public final class JobArguments {
 
-    public static final Pattern QUEUE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    private static final int MAX_QUEUE_LENGTH = 64;
+    public static final Pattern QUEUE_NAME = Pattern.compile("[A-Za-z0-9._-]{1," + MAX_QUEUE_LENGTH + "}");
     public static final int MAX_ID_BYTES = 512;
     public static final int MAX_LIST_LIMIT = 10_000;
     static final Instant LATEST_DUE = Instant.parse("9999-12-31T23:59:59.999Z");
@@ -29,7 +30,7 @@ public final class JobArguments {
 
     /** Same as matching {@link #QUEUE_NAME}, without a matcher per call: producers check every job's queue. */
     private static boolean isQueueName(String queue) {
-        if (queue == null || queue.isEmpty() || queue.length() > 64) {
+        if (queue == null || queue.isEmpty() || queue.length() > MAX_QUEUE_LENGTH) {
             return false;
         }
         for (int i = 0; i < queue.length(); i++) {

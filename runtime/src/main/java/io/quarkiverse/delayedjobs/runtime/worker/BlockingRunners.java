@@ -39,19 +39,27 @@ final class BlockingRunners {
     /** Hands a job over, and starts a runner when fewer than {@code wanted} (at most the maximum) are running. */
     void submit(Runnable job, int wanted) {
         jobs.add(job);
-        if (!startRunner(Math.max(1, Math.min(max, wanted))) && stallCheckArmed.compareAndSet(false, true)) {
-            vertx.setTimer(STALL_MS, id -> checkStall());
+        if (countRunner(Math.max(1, Math.min(max, wanted)))) {
+            start();
+        } else {
+            armStallCheck();
         }
     }
 
-    private boolean startRunner(int limit) {
+    /** Counts one more runner if fewer than {@code limit} run; the caller then starts it, or goes on running. */
+    private boolean countRunner(int limit) {
         for (int n = runners.get(); n < limit; n = runners.get()) {
             if (runners.compareAndSet(n, n + 1)) {
-                start();
                 return true;
             }
         }
         return false;
+    }
+
+    private void armStallCheck() {
+        if (stallCheckArmed.compareAndSet(false, true)) {
+            vertx.setTimer(STALL_MS, id -> checkStall());
+        }
     }
 
     private void checkStall() {
@@ -59,12 +67,10 @@ final class BlockingRunners {
         if (jobs.isEmpty()) {
             return;
         }
-        if (System.nanoTime() - lastTakeNanos > STALL_MS * 1_000_000) {
-            startRunner(max);
+        if (System.nanoTime() - lastTakeNanos > STALL_MS * 1_000_000 && countRunner(max)) {
+            start();
         }
-        if (stallCheckArmed.compareAndSet(false, true)) {
-            vertx.setTimer(STALL_MS, id -> checkStall());
-        }
+        armStallCheck();
     }
 
     private void start() {
@@ -81,7 +87,7 @@ final class BlockingRunners {
             if (job == null) {
                 runners.decrementAndGet();
                 // A job handed over after the poll saw no need for a new runner: take it unless others run.
-                if (jobs.isEmpty() || !reenter()) {
+                if (jobs.isEmpty() || !countRunner(max)) {
                     return;
                 }
                 continue;
@@ -93,14 +99,5 @@ final class BlockingRunners {
                 return;
             }
         }
-    }
-
-    private boolean reenter() {
-        for (int n = runners.get(); n < max; n = runners.get()) {
-            if (runners.compareAndSet(n, n + 1)) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -69,7 +69,6 @@ final class QueueWorker {
     /** Claimed deliveries not handed back yet: those waiting for a handler and those whose handler runs. */
     private final Map<String, Delivery> running = new HashMap<>();
     private final Queue<Delivery> waiting = new ArrayDeque<>();
-    private int active;
     /**
      * Averages (ms) that size the jobs claimed ahead and the blocking runners: a handler's own time, from its start
      * to its end, and a claim's round trip. The handler time is unknown until one finished.
@@ -229,9 +228,9 @@ final class QueueWorker {
      */
     private int runnersWanted() {
         if (Double.isNaN(handlerMs)) {
-            return active;
+            return active();
         }
-        return (int) Math.ceil(active * handlerMs / RUNNER_WORK_MS);
+        return (int) Math.ceil(active() * handlerMs / RUNNER_WORK_MS);
     }
 
     private static double average(double average, double sample) {
@@ -348,10 +347,14 @@ final class QueueWorker {
         startWaiting();
     }
 
+    /** Deliveries handed to a handler: claimed ones not waiting any more, until they finish. */
+    private int active() {
+        return running.size() - waiting.size();
+    }
+
     private void startWaiting() {
-        while (active < settings.concurrency() && !waiting.isEmpty()) {
+        while (active() < settings.concurrency() && !waiting.isEmpty()) {
             Delivery delivery = waiting.poll();
-            active++;
             dispatcher.dispatch(delivery, context, runners, runnersWanted()).onComplete(ar -> {
                 finishedQueue.add(new Finished(delivery, ar.cause(), delivery.runningMs()));
                 if (finishedTaskPending.compareAndSet(false, true)) {
@@ -367,7 +370,6 @@ final class QueueWorker {
     private void takeFinished() {
         finishedTaskPending.set(false);
         for (Finished f; (f = finishedQueue.poll()) != null;) {
-            active--;
             handlerMs = average(handlerMs, f.handlerMs());
             finished(f.delivery(), f.failure());
         }
