@@ -3,7 +3,7 @@
 
 It speaks RESP over a plain socket and does what the Redis protocol page of the docs (protocol.adoc) tells a producer
 in another language to do: read the queue's shard count, hash the job id to its shard with CRC-32, build the shard's
-seven keys, and run the script files by their SHA-1 with EVALSHA, sending the script text with EVAL when Redis
+eight keys, and run each script (common.lua followed by the operation's file) by its SHA-1 with EVALSHA, sending the script text with EVAL when Redis
 answers NOSCRIPT. NonJavaProducerTest runs it against the queue of a Quarkus application.
 
 Usage: non-java-producer.py HOST PORT KEY_PREFIX SCRIPTS_DIR
@@ -20,7 +20,7 @@ import sys
 import zlib
 
 QUEUE = "help-email"
-SHARD_KEY_NAMES = ("due", "run", "jobs", "dead", "err", "seq", "cron")
+SHARD_KEY_NAMES = ("due", "run", "jobs", "dead", "err", "seq", "cron", "ix")
 DEFAULT_SHARDS = 8
 
 
@@ -77,11 +77,14 @@ class Connection:
 
 
 class Script:
-    """A script file, read byte for byte: its SHA-1 is the one the Java side runs it by."""
+    """The bytes of common.lua followed by those of the operation's file: its SHA-1 is the one the Java side runs it
+    by."""
 
     def __init__(self, directory, name):
-        with open(os.path.join(directory, name), "rb") as f:
-            self.text = f.read()
+        self.text = b""
+        for part in ("common.lua", name):
+            with open(os.path.join(directory, part), "rb") as f:
+                self.text += f.read()
         self.name = name
         self.sha = hashlib.sha1(self.text).hexdigest()
 

@@ -10,7 +10,7 @@ import java.util.zip.CRC32;
  */
 public final class QueueKeys {
 
-    private static final String[] SHARD_KEY_NAMES = { "due", "run", "jobs", "dead", "err", "seq", "cron" };
+    private static final String[] SHARD_KEY_NAMES = { "due", "run", "jobs", "dead", "err", "seq", "cron", "ix" };
 
     private final String queue;
     private final int shards;
@@ -52,7 +52,7 @@ public final class QueueKeys {
         return shardCountKey;
     }
 
-    /** The seven keys of a shard, in the order every script takes them. */
+    /** The eight keys of a shard, in the order every script takes them (see {@code common.lua}). */
     public List<String> shard(int shard) {
         return shardKeys[shard];
     }

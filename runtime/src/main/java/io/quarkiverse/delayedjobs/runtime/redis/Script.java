@@ -9,7 +9,8 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * The Lua scripts of the job protocol, one per operation, read from the files beside this class.
+ * The Lua scripts of the job protocol, one per operation: each is the text of {@value #COMMON} followed by the
+ * operation's file, both read from beside this class.
  */
 public enum Script {
     SCHEDULE("schedule.lua"),
@@ -26,23 +27,33 @@ public enum Script {
     STATS("stats.lua"),
     DEAD_LETTERS("dead-letters.lua");
 
+    /** The functions every script starts with: the layout of pending jobs, the clock, dead-letter pruning, acks. */
+    public static final String COMMON = "common.lua";
+
     private final String file;
     private final String text;
     private final String sha;
 
     Script(String file) {
         this.file = file;
+        this.text = resource(COMMON) + resource(file);
+        try {
+            this.sha = HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The text of a file beside this class, such as {@value #COMMON}. */
+    public static String resource(String file) {
         try (InputStream in = Script.class.getResourceAsStream(file)) {
             if (in == null) {
                 throw new IllegalStateException("Missing script resource " + file);
             }
-            this.text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            this.sha = HexFormat.of()
-                    .formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
         }
     }
 
@@ -54,7 +65,7 @@ public enum Script {
         return text;
     }
 
-    /** The SHA-1 of the text, as EVALSHA and SCRIPT LOAD know it. */
+    /** The SHA-1 of the whole text, as EVALSHA and SCRIPT LOAD know it. */
     public String sha() {
         return sha;
     }

@@ -1,5 +1,5 @@
 -- Lists the dead letters of one shard, newest first.
--- KEYS: 1 due, 2 run, 3 jobs, 4 dead, 5 err, 6 seq, 7 cron (the keys of the shard)
+-- KEYS: the eight keys of the shard (see common.lua)
 -- ARGV: 1 most dead letters to list
 -- Returns {id, died at in ms, envelope, last error, cron or nil, id, ...}.
 local out = {}

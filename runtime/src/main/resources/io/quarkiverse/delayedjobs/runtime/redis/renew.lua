@@ -1,12 +1,11 @@
 -- Extends the leases of running jobs whose fencing token is still current.
--- KEYS: 1 due, 2 run, 3 jobs, 4 dead, 5 err, 6 seq, 7 cron (the keys of the shard)
+-- KEYS: the eight keys of the shard (see common.lua)
 -- ARGV: 1 lease in ms, then pairs: job id, token
 -- Returns the tokens of the claims that are lost (job cancelled, replaced or claimed by another worker).
 if #ARGV < 3 then
   return {}
 end
-local t = redis.call('TIME')
-local leaseEnd = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
+local leaseEnd = serverNow() + tonumber(ARGV[1])
 local ids = {}
 for i = 2, #ARGV, 2 do
   ids[#ids + 1] = ARGV[i]

@@ -1,6 +1,6 @@
 -- Stores jobs of one shard, each applying its conflict policy when a pending or running job has the same id. One call
 -- may carry many jobs, handled in order: a producer sending many at once pays the script call once.
--- KEYS: 1 due, 2 run, 3 jobs, 4 dead, 5 err, 6 seq, 7 cron (the keys of the shard)
+-- KEYS: the eight keys of the shard (see common.lua)
 -- ARGV: 1 wake channel, 2 shard index, then for each job five values: job id, payload (JSON text), due time in ms
 --       since the epoch ('at') or delay in ms ('in'), 'at' | 'in' (a delay is measured from this server's clock),
 --       KEEP | REPLACE | KEEP_EARLIER | KEEP_LATER
@@ -8,6 +8,9 @@
 -- due time the stored job has (ms).
 local policies = {KEEP = true, REPLACE = true, KEEP_EARLIER = true, KEEP_LATER = true}
 for i = 3, #ARGV, 5 do
+  if #ARGV[i] == 0 or #ARGV[i] > 512 then
+    return redis.error_reply('ERR id must be 1 to 512 bytes')
+  end
   if not string.match(ARGV[i + 2], '^%d+$') or (ARGV[i + 3] ~= 'at' and ARGV[i + 3] ~= 'in') then
     return redis.error_reply('ERR due must be a whole number of ms, not negative, followed by at or in')
   end
@@ -16,23 +19,38 @@ for i = 3, #ARGV, 5 do
   end
 end
 local now = nil
-local headBefore = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]
+local headBefore = earliestPending()
+local earliestAdded = nil
+-- Only running and dead jobs have envelopes, and this script never adds one: most calls need not look for them.
+local hasEnvelopes = redis.call('EXISTS', KEYS[3]) == 1
 local out = {}
 for i = 3, #ARGV, 5 do
   local id, policy = ARGV[i], ARGV[i + 4]
   local due = tonumber(ARGV[i + 2])
   if ARGV[i + 3] == 'in' then
-    if not now then
-      local t = redis.call('TIME')
-      now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-    end
+    now = now or serverNow()
     due = now + due
   end
   local result = 'CREATED'
-  local old = redis.call('HGET', KEYS[3], id)
-  -- A dead letter never conflicts: scheduling the id again replaces it.
-  if old and not redis.call('ZSCORE', KEYS[4], id) then
-    local oldDue = tonumber(string.match(old, '^(%d+)|'))
+  local bucket = bucketOf(id)
+  -- A running or dead job has an envelope; a dead letter never conflicts: scheduling the id again replaces it.
+  local env = hasEnvelopes and redis.call('HGET', KEYS[3], id)
+  local member, runAt = nil, nil
+  local oldDue = nil
+  -- For a new id, HSETNX both finds that no pending job has it and writes its index entry.
+  local indexed = not env and redis.call('HSETNX', indexKey(bucket), id, ms(due)) == 1
+  if env then
+    if not redis.call('ZSCORE', KEYS[4], id) then
+      oldDue = tonumber(string.match(env, '^(%d+)|'))
+    end
+  elseif not indexed then
+    member, runAt = findPending(id, bucket)
+    if member then
+      local _, _, d = unpackMember(member, runAt)
+      oldDue = d
+    end
+  end
+  if oldDue then
     if policy == 'KEEP' or (policy == 'KEEP_EARLIER' and oldDue <= due) or (policy == 'KEEP_LATER' and oldDue >= due) then
       result = 'KEPT'
       due = oldDue
@@ -41,21 +59,26 @@ for i = 3, #ARGV, 5 do
     end
   end
   if result ~= 'KEPT' then
-    if old then
+    if env then
+      redis.call('HDEL', KEYS[3], id)
       redis.call('ZREM', KEYS[2], id)
       redis.call('ZREM', KEYS[4], id)
+    elseif member then
+      redis.call('ZREM', KEYS[1], member)
+    end
+    if env or member then
       redis.call('HDEL', KEYS[5], id)
       redis.call('HDEL', KEYS[7], id)
     end
-    redis.call('HSET', KEYS[3], id, string.format('%d|0||', due) .. ARGV[i + 1])
-    redis.call('ZADD', KEYS[1], due, id)
+    addPending(id, ARGV[i + 1], due, due, 0, bucket, indexed)
+    earliestAdded = math.min(earliestAdded or due, due)
   end
   out[#out + 1] = result
   out[#out + 1] = due
 end
--- One wake-up for the call, when the shard's earliest job is now earlier than before.
-local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]
-if head and (not headBefore or tonumber(head) < tonumber(headBefore)) then
-  redis.call('PUBLISH', ARGV[1], ARGV[2] .. ':' .. string.format('%d', tonumber(head)))
+-- One wake-up for the call, when the shard's earliest job is now earlier than before (removing jobs never makes it
+-- earlier, so only the added ones count).
+if earliestAdded and (not headBefore or earliestAdded < headBefore) then
+  redis.call('PUBLISH', ARGV[1], ARGV[2] .. ':' .. ms(earliestAdded))
 end
 return out

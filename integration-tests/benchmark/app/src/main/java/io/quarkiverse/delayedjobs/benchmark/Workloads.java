@@ -31,6 +31,7 @@ import io.quarkiverse.delayedjobs.JobInfo;
 import io.quarkiverse.delayedjobs.QueueStats;
 import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
 import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
+import io.quarkiverse.delayedjobs.runtime.redis.Script;
 import io.smallrye.mutiny.Uni;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Request;
@@ -233,7 +234,9 @@ final class Workloads {
      */
     void scale() {
         QueueKeys keys = new QueueKeys(keyPrefix, BenchHandler.QUEUE, shards);
-        String sha = meter.send(Request.cmd(Command.SCRIPT).arg("LOAD").arg(resource("bulk-load.lua"))).toString();
+        // Written with the extension's own layout functions, so that the loaded jobs are stored as schedule.lua would.
+        String loader = Script.resource(Script.COMMON) + resource("bulk-load.lua");
+        String sha = meter.send(Request.cmd(Command.SCRIPT).arg("LOAD").arg(loader)).toString();
         // Unrecorded: lets the JIT warm up, so that the first size is not the slowest for that reason alone.
         drainBatch("w6-warmup-", options.scaleBatch(), new LinkedHashMap<>());
         long loaded = 0;
@@ -298,7 +301,7 @@ final class Workloads {
                 throw new NoSuchElementException();
             }
             List<String> ids = buffers.get(flushShard);
-            Request call = Request.cmd(Command.EVALSHA).arg(sha).arg(7);
+            Request call = Request.cmd(Command.EVALSHA).arg(sha).arg(keys.shard(flushShard).size());
             keys.shard(flushShard).forEach(call::arg);
             call.arg(payload);
             for (String id : ids) {

@@ -1,0 +1,191 @@
+-- The functions every script shares: each script is this file's text followed by the operation's own file.
+-- KEYS: 1 due, 2 run, 3 jobs, 4 dead, 5 err, 6 seq, 7 cron, 8 ix (the keys of the shard; 'ix' names the prefix of
+--       the shard's index hashes 'ix:0' .. 'ix:255')
+--
+-- A pending job is stored compactly, since a queue may hold millions of them: one member of 'due' holding its id and
+-- payload, scored by the time it runs next, plus a field of one small index hash (id -> that time) that finds the
+-- member from the id. Each index hash holds 1/256 of the shard's pending jobs, so that it stays listpack-encoded
+-- (a few bytes per field). Running and dead jobs keep an envelope 'due|attempts|token|payload' in 'jobs'.
+--
+-- Member: two bytes of id length (high bit set when due and attempts follow), the id, then either the payload, or
+-- 'due|attempts|' and the payload for a job whose due time is not its score or that ran before (a retry, a release).
+-- Score: the time in ms plus bucket/256, so that members found by the time of one id share its index hash and are few.
+
+local BUCKETS = 256
+-- Scores up to 2^45 ms (year 3084) keep the bucket fraction exactly; later ones are whole ms.
+local FRACTION_LIMIT = 35184372088832
+
+local function ms(time)
+  return string.format('%d', time)
+end
+
+local function serverNow()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+local function bucketOf(id)
+  return tonumber(string.sub(redis.sha1hex(id), 1, 4), 16) % BUCKETS
+end
+
+-- The bucket of a member of 'due' read with its score: the fraction says it, without hashing the id again.
+local function bucketOfScored(id, score)
+  local time = math.floor(score)
+  if time >= FRACTION_LIMIT then
+    return bucketOf(id)
+  end
+  return math.floor((score - time) * BUCKETS + 0.5)
+end
+
+local function indexKey(bucket)
+  return KEYS[8] .. ':' .. bucket
+end
+
+local fractions = {}
+local function scoreText(runAt, bucket)
+  if runAt >= FRACTION_LIMIT then
+    return ms(runAt)
+  end
+  local fraction = fractions[bucket]
+  if not fraction then
+    fraction = string.sub(string.format('%.8f', bucket / BUCKETS), 2)
+    fractions[bucket] = fraction
+  end
+  return ms(runAt) .. fraction
+end
+
+local function packMember(id, payload, runAt, due, attempts)
+  local n = #id
+  if attempts == 0 and due == runAt then
+    return string.char(math.floor(n / 256), n % 256) .. id .. payload
+  end
+  return string.char(128 + math.floor(n / 256), n % 256) .. id .. ms(due) .. '|' .. attempts .. '|' .. payload
+end
+
+-- Returns id, payload, due (a number) and attempts of a member whose score is 'score'.
+local function unpackMember(member, score)
+  local high, low = string.byte(member, 1, 2)
+  local n = (high % 128) * 256 + low
+  local id = string.sub(member, 3, 2 + n)
+  if high < 128 then
+    return id, string.sub(member, 3 + n), math.floor(tonumber(score)), 0
+  end
+  local due, attempts, from = string.match(member, '^(%d+)|(%d+)|()', 3 + n)
+  return id, string.sub(member, from), tonumber(due), tonumber(attempts)
+end
+
+local function idOfMember(member)
+  local high, low = string.byte(member, 1, 2)
+  return string.sub(member, 3, 2 + (high % 128) * 256 + low)
+end
+
+-- Returns the 'due' member of a pending job and the time it runs, or nil.
+local function findPending(id, bucket)
+  bucket = bucket or bucketOf(id)
+  local runAt = redis.call('HGET', indexKey(bucket), id)
+  if not runAt then
+    return nil
+  end
+  local score = scoreText(tonumber(runAt), bucket)
+  for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], score, score)) do
+    if idOfMember(member) == id then
+      return member, tonumber(runAt)
+    end
+  end
+  return nil
+end
+
+-- Stores a pending job; returns its member. 'indexed' says that its index entry is written already.
+local function addPending(id, payload, runAt, due, attempts, bucket, indexed)
+  bucket = bucket or bucketOf(id)
+  local member = packMember(id, payload, runAt, due, attempts)
+  redis.call('ZADD', KEYS[1], scoreText(runAt, bucket), member)
+  if not indexed then
+    redis.call('HSET', indexKey(bucket), id, ms(runAt))
+  end
+  return member
+end
+
+local function removePending(id, member)
+  redis.call('ZREM', KEYS[1], member)
+  redis.call('HDEL', indexKey(bucketOf(id)), id)
+end
+
+-- Publishes 'shard:time' on the wake channel when the member just added is the earliest of the shard.
+local function wakeIfEarliest(member, runAt, channel, shard)
+  if redis.call('ZRANGE', KEYS[1], 0, 0)[1] == member then
+    redis.call('PUBLISH', channel, shard .. ':' .. ms(runAt))
+  end
+end
+
+-- The time of the earliest pending job of the shard, or nil.
+local function earliestPending()
+  local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]
+  return head and math.floor(tonumber(head))
+end
+
+-- Deletes a dead letter with everything it left.
+local function forget(id)
+  redis.call('ZREM', KEYS[4], id)
+  redis.call('HDEL', KEYS[3], id)
+  redis.call('HDEL', KEYS[5], id)
+  redis.call('HDEL', KEYS[7], id)
+end
+
+-- Moves a claimed job to the dead letters, then prunes those past the retention and the oldest beyond the share.
+local function bury(id, envelope, error, now, share, retention)
+  redis.call('ZREM', KEYS[2], id)
+  redis.call('HSET', KEYS[3], id, envelope)
+  redis.call('HSET', KEYS[5], id, error)
+  redis.call('ZADD', KEYS[4], now, id)
+  for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now - retention, 'LIMIT', 0, 100)) do
+    forget(old)
+  end
+  local over = redis.call('ZCARD', KEYS[4]) - share
+  if over > 0 then
+    for _, old in ipairs(redis.call('ZRANGE', KEYS[4], 0, over - 1)) do
+      forget(old)
+    end
+  end
+end
+
+-- Records successful deliveries given as triples from ARGV[first]: job id, token, next due in ms of a recurring job
+-- ('' to remove the job). A job whose token is no longer the given one is left alone. Returns how many matched.
+local function acknowledge(first, channel, shard)
+  if #ARGV < first + 2 then
+    return 0
+  end
+  local ids = {}
+  for i = first, #ARGV, 3 do
+    ids[#ids + 1] = ARGV[i]
+  end
+  local envs = redis.call('HMGET', KEYS[3], unpack(ids))
+  local done, gone = {}, {}
+  for k, id in ipairs(ids) do
+    local i = first + 3 * (k - 1)
+    local env = envs[k]
+    if env and string.match(env, '^%d+|%d+|([^|]*)|') == ARGV[i + 1] then
+      done[#done + 1] = id
+      if ARGV[i + 2] == '' then
+        gone[#gone + 1] = id
+      else
+        local nextDue = tonumber(ARGV[i + 2])
+        local member = addPending(id, string.match(env, '^%d+|%d+|[^|]*|(.*)$'), nextDue, nextDue, 0)
+        wakeIfEarliest(member, nextDue, channel, shard)
+      end
+    end
+  end
+  if #done > 0 then
+    redis.call('ZREM', KEYS[2], unpack(done))
+    redis.call('HDEL', KEYS[3], unpack(done))
+    if redis.call('EXISTS', KEYS[5]) == 1 then
+      redis.call('HDEL', KEYS[5], unpack(done))
+    end
+  end
+  -- A recurring job whose next occurrence cannot be computed ends here: leave no schedule behind.
+  if #gone > 0 and redis.call('EXISTS', KEYS[7]) == 1 then
+    redis.call('HDEL', KEYS[7], unpack(gone))
+  end
+  return #done
+end
+
