@@ -37,21 +37,28 @@ local function bucketOfScored(id, score)
   return math.floor((score - time) * BUCKETS + 0.5)
 end
 
+local indexKeys = {}
 local function indexKey(bucket)
-  return KEYS[8] .. ':' .. bucket
+  local key = indexKeys[bucket]
+  if not key then
+    key = KEYS[8] .. ':' .. bucket
+    indexKeys[bucket] = key
+  end
+  return key
 end
 
+-- The score of a job that runs at 'runAt' (a number, and 'runAtText' the same in decimal).
 local fractions = {}
-local function scoreText(runAt, bucket)
+local function scoreText(runAt, runAtText, bucket)
   if runAt >= FRACTION_LIMIT then
-    return ms(runAt)
+    return runAtText
   end
   local fraction = fractions[bucket]
   if not fraction then
     fraction = string.sub(string.format('%.8f', bucket / BUCKETS), 2)
     fractions[bucket] = fraction
   end
-  return ms(runAt) .. fraction
+  return runAtText .. fraction
 end
 
 local function packMember(id, payload, runAt, due, attempts)
@@ -86,7 +93,7 @@ local function findPending(id, bucket)
   if not runAt then
     return nil
   end
-  local score = scoreText(tonumber(runAt), bucket)
+  local score = scoreText(tonumber(runAt), runAt, bucket)
   for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], score, score)) do
     if idOfMember(member) == id then
       return member, tonumber(runAt)
@@ -99,9 +106,10 @@ end
 local function addPending(id, payload, runAt, due, attempts, bucket, indexed)
   bucket = bucket or bucketOf(id)
   local member = packMember(id, payload, runAt, due, attempts)
-  redis.call('ZADD', KEYS[1], scoreText(runAt, bucket), member)
+  local runAtText = ms(runAt)
+  redis.call('ZADD', KEYS[1], scoreText(runAt, runAtText, bucket), member)
   if not indexed then
-    redis.call('HSET', indexKey(bucket), id, ms(runAt))
+    redis.call('HSET', indexKey(bucket), id, runAtText)
   end
   return member
 end
