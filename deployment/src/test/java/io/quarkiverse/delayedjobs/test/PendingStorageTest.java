@@ -31,7 +31,7 @@ import io.smallrye.mutiny.Uni;
 /**
  * A pending job is a member of its shard's sorted set holding id and payload, found from its id through a small
  * index hash and its score (see common.lua). These cases stress that look-up: many jobs at one millisecond (members
- * sharing a score), ids of any bytes and length, due times too late for the score's bucket fraction, and a job
+ * sharing a score), ids of any bytes and length, due times too late for the bucket to fit in the score, and a job
  * waiting for its retry, whose member also carries its original due time and attempts.
  */
 public class PendingStorageTest {

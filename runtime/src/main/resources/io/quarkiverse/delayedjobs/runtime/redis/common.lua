@@ -9,11 +9,12 @@
 --
 -- Member: two bytes of id length (high bit set when due and attempts follow), the id, then either the payload, or
 -- 'due|attempts|' and the payload for a job whose due time is not its score or that ran before (a retry, a release).
--- Score: the time in ms plus bucket/256, so that members found by the time of one id share its index hash and are few.
+-- Score: 256 * time in ms + bucket, so that the members found by the time of one id share its index hash and are few.
+-- Scores are whole numbers: Redis and Lua read and write those without the costly decimal conversion of fractions.
 
 local BUCKETS = 256
--- Scores up to 2^45 ms (year 3084) keep the bucket fraction exactly; later ones are whole ms.
-local FRACTION_LIMIT = 35184372088832
+-- From 2^45 ms on (the year 3084) the score is 256 * time alone: a double holds whole numbers exactly up to 2^53.
+local BUCKET_LIMIT = 35184372088832
 
 local function ms(time)
   return string.format('%d', time)
@@ -28,37 +29,36 @@ local function bucketOf(id)
   return tonumber(string.sub(redis.sha1hex(id), 1, 4), 16) % BUCKETS
 end
 
--- The bucket of a member of 'due' read with its score: the fraction says it, without hashing the id again.
+-- The time a score of 'due' stands for.
+local function timeOfScore(score)
+  return math.floor(tonumber(score) / BUCKETS)
+end
+
+-- The bucket of a member of 'due' read with its score: the score says it, without hashing the id again.
 local function bucketOfScored(id, score)
-  local time = math.floor(score)
-  if time >= FRACTION_LIMIT then
+  local time = timeOfScore(score)
+  if time >= BUCKET_LIMIT then
     return bucketOf(id)
   end
-  return math.floor((score - time) * BUCKETS + 0.5)
+  return tonumber(score) - time * BUCKETS
 end
 
 local indexKeys = {}
 local function indexKey(bucket)
   local key = indexKeys[bucket]
   if not key then
-    key = KEYS[8] .. ':' .. bucket
+    key = KEYS[8] .. ':' .. ms(bucket)
     indexKeys[bucket] = key
   end
   return key
 end
 
--- The score of a job that runs at 'runAt' (a number, and 'runAtText' the same in decimal).
-local fractions = {}
-local function scoreText(runAt, runAtText, bucket)
-  if runAt >= FRACTION_LIMIT then
-    return runAtText
+-- The score of a job that runs at 'runAt', in decimal.
+local function scoreText(runAt, bucket)
+  if runAt >= BUCKET_LIMIT then
+    return ms(runAt * BUCKETS)
   end
-  local fraction = fractions[bucket]
-  if not fraction then
-    fraction = string.sub(string.format('%.8f', bucket / BUCKETS), 2)
-    fractions[bucket] = fraction
-  end
-  return runAtText .. fraction
+  return ms(runAt * BUCKETS + bucket)
 end
 
 local function packMember(id, payload, runAt, due, attempts)
@@ -69,13 +69,13 @@ local function packMember(id, payload, runAt, due, attempts)
   return string.char(128 + math.floor(n / 256), n % 256) .. id .. ms(due) .. '|' .. attempts .. '|' .. payload
 end
 
--- Returns id, payload, due (a number) and attempts of a member whose score is 'score'.
-local function unpackMember(member, score)
+-- Returns id, payload, due (a number) and attempts of a member that runs at 'runAt' (a number).
+local function unpackMember(member, runAt)
   local high, low = string.byte(member, 1, 2)
   local n = (high % 128) * 256 + low
   local id = string.sub(member, 3, 2 + n)
   if high < 128 then
-    return id, string.sub(member, 3 + n), math.floor(tonumber(score)), 0
+    return id, string.sub(member, 3 + n), runAt, 0
   end
   local due, attempts, from = string.match(member, '^(%d+)|(%d+)|()', 3 + n)
   return id, string.sub(member, from), tonumber(due), tonumber(attempts)
@@ -93,10 +93,11 @@ local function findPending(id, bucket)
   if not runAt then
     return nil
   end
-  local score = scoreText(tonumber(runAt), runAt, bucket)
+  runAt = tonumber(runAt)
+  local score = scoreText(runAt, bucket)
   for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], score, score)) do
     if idOfMember(member) == id then
-      return member, tonumber(runAt)
+      return member, runAt
     end
   end
   return nil
@@ -106,10 +107,9 @@ end
 local function addPending(id, payload, runAt, due, attempts, bucket, indexed)
   bucket = bucket or bucketOf(id)
   local member = packMember(id, payload, runAt, due, attempts)
-  local runAtText = ms(runAt)
-  redis.call('ZADD', KEYS[1], scoreText(runAt, runAtText, bucket), member)
+  redis.call('ZADD', KEYS[1], scoreText(runAt, bucket), member)
   if not indexed then
-    redis.call('HSET', indexKey(bucket), id, runAtText)
+    redis.call('HSET', indexKey(bucket), id, ms(runAt))
   end
   return member
 end
@@ -129,7 +129,7 @@ end
 -- The time of the earliest pending job of the shard, or nil.
 local function earliestPending()
   local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]
-  return head and math.floor(tonumber(head))
+  return head and timeOfScore(head)
 end
 
 -- Deletes a dead letter with everything it left.
@@ -145,8 +145,8 @@ local function bury(id, envelope, error, now, share, retention)
   redis.call('ZREM', KEYS[2], id)
   redis.call('HSET', KEYS[3], id, envelope)
   redis.call('HSET', KEYS[5], id, error)
-  redis.call('ZADD', KEYS[4], now, id)
-  for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now - retention, 'LIMIT', 0, 100)) do
+  redis.call('ZADD', KEYS[4], ms(now), id)
+  for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', ms(now - retention), 'LIMIT', 0, 100)) do
     forget(old)
   end
   local over = redis.call('ZCARD', KEYS[4]) - share
