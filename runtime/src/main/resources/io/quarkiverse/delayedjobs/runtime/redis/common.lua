@@ -66,7 +66,7 @@ local function packMember(id, payload, runAt, due, attempts)
   if attempts == 0 and due == runAt then
     return string.char(math.floor(n / 256), n % 256) .. id .. payload
   end
-  return string.char(128 + math.floor(n / 256), n % 256) .. id .. ms(due) .. '|' .. attempts .. '|' .. payload
+  return string.char(128 + math.floor(n / 256), n % 256) .. id .. ms(due) .. '|' .. ms(attempts) .. '|' .. payload
 end
 
 -- Returns id, payload, due (a number) and attempts of a member that runs at 'runAt' (a number).
