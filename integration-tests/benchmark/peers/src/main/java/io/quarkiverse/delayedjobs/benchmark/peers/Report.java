@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.Properties;
 import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 import org.knowm.xchart.BitmapEncoder;
@@ -482,23 +483,30 @@ public final class Report {
                 new Figure("W3", "cpuPerJobUs", "W3 Redis CPU µs/job", 1));
         for (Figure figure : figures) {
             for (String system : List.of(US, "bullmq", "redisson")) {
-                List<String> values = select(system, figure.workload(), r -> r.has(figure.field())).stream()
-                        .sorted(Comparator.comparingInt(r -> r.path("run").asInt()))
-                        .map(r -> String.format(Locale.ROOT, "%,." + figure.digits() + "f",
-                                r.get(figure.field()).asDouble()))
-                        .toList();
-                if (!values.isEmpty()) {
-                    rows.add(List.of(figure.label(), name(system), String.join(" / ", values)));
+                List<JsonNode> results = select(system, figure.workload(), r -> r.has(figure.field()));
+                if (!results.isEmpty()) {
+                    rows.add(List.of(figure.label(), name(system), perRun(results,
+                            r -> String.format(Locale.ROOT, "%,." + figure.digits() + "f",
+                                    r.get(figure.field()).asDouble()))));
                 }
             }
         }
         for (long size : scaleSizes()) {
-            List<String> values = select(US, "W6", pendingIs(size)).stream()
-                    .sorted(Comparator.comparingInt(r -> r.path("run").asInt()))
-                    .map(r -> String.format(Locale.ROOT, "%,.0f", r.path("rate").asDouble())).toList();
-            rows.add(List.of("W6 jobs/s at " + count(size) + " pending", name(US), String.join(" / ", values)));
+            rows.add(List.of("W6 jobs/s at " + count(size) + " pending", name(US), perRun(select(US, "W6",
+                    pendingIs(size)), r -> String.format(Locale.ROOT, "%,.0f", r.path("rate").asDouble()))));
         }
         return rows;
+    }
+
+    /** Each run's value in run order, with a dash for a run that left no result (its log says why). */
+    private String perRun(List<JsonNode> results, Function<JsonNode, String> value) {
+        List<String> values = new ArrayList<>();
+        for (int run = 1; run <= runs(); run++) {
+            int wanted = run;
+            values.add(results.stream().filter(r -> r.path("run").asInt() == wanted).findFirst().map(value)
+                    .orElse(DASH));
+        }
+        return String.join(" / ", values);
     }
 
     // ---------------------------------------------------------------- load
@@ -531,7 +539,7 @@ public final class Report {
                 + " commands and CPU. Redis CPU = redis-server user + system time over the phase ÷ jobs.\n\n");
         md.append("## Targets (issue 4)\n\n");
         md.append(markdownTable(List.of("Workload", "Target", "Measured (median)", "Status"), targets()));
-        md.append("\n## Spread over the runs (run 1 / run 2 / ...)\n\n");
+        md.append("\n## Spread over the runs (run 1 / run 2 / ...; a dash: no result in that run, see its log)\n\n");
         md.append(markdownTable(List.of("Figure", "System", "Runs"), spreadRows()));
         md.append("\n## Where Redis spends its time (commandstats of the first run, per job)\n\n");
         md.append(markdownTable(List.of("Workload", "System", "Top commands by Redis time"), hotCommands()));
@@ -612,7 +620,8 @@ public final class Report {
         adoc.append("== Targets\n\n");
         adoc.append(asciidocTable("2,3,4,1", List.of("Workload", "Target", "Measured (median)", "Status"), targets()));
         adoc.append("\n== Spread over the runs\n\nEach run's value (run 1 / run 2 / ...) of the figures that move most"
-                + " with the load of the machine; compare with the load table below.\n\n");
+                + " with the load of the machine; compare with the load table below. A dash marks a run that left no"
+                + " result (its log in the results folder says why).\n\n");
         adoc.append(asciidocTable("2,2,4", List.of("Figure", "System", "Runs"), spreadRows()));
         adoc.append("\n== Where Redis spends its time\n\nCommand statistics (`INFO commandstats`) of the first run, per"
                 + " job: calls and Redis time of the most expensive commands. Commands run inside a script are"
