@@ -12,14 +12,14 @@
 -- next the earliest time left in 'due' or 'run' (ms), or -1 when both are empty; cron is '' for a plain job.
 local now = serverNow()
 local limit = tonumber(ARGV[1])
-local leaseEnd = ms(now + tonumber(ARGV[2]))
+local leaseEnd = decimal(now + tonumber(ARGV[2]))
 local maxAttempts = tonumber(ARGV[3])
 local out = {now, -1}
 
 acknowledge(8, ARGV[6], ARGV[7])
 
 -- Dead letters past their retention go a few at a time, so that they go even when no job dies any more.
-for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', ms(now - tonumber(ARGV[5])), 'LIMIT', 0, 10)) do
+for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', decimal(now - tonumber(ARGV[5])), 'LIMIT', '0', '10')) do
   forget(old)
 end
 
@@ -42,13 +42,13 @@ local function claim(ids, dues, attempts, payloads, expired)
           'lease expired on attempt ' .. attempts[k] .. ' of ' .. maxAttempts, now, tonumber(ARGV[4]),
           tonumber(ARGV[5]))
     else
-      -- Numbers become text through ms(): Lua's own number-to-text conversion is a costly floating-point print.
-      batch = batch or ms(redis.call('INCR', KEYS[6]))
+      -- Numbers become text through decimal(): Lua's own number-to-text conversion is a costly floating-point print.
+      batch = batch or decimal(redis.call('INCR', KEYS[6]))
       claimed = claimed + 1
       local attempt = attempts[k] + 1
-      local token = batch .. '.' .. ms(claimed)
+      local token = batch .. '.' .. decimal(claimed)
       fields[#fields + 1] = id
-      fields[#fields + 1] = dues[k] .. '|' .. ms(attempt) .. '|' .. token .. '|' .. payloads[k]
+      fields[#fields + 1] = dues[k] .. '|' .. decimal(attempt) .. '|' .. token .. '|' .. payloads[k]
       leases[#leases + 1] = leaseEnd
       leases[#leases + 1] = id
       local n = #out
@@ -68,7 +68,7 @@ end
 
 -- Jobs whose lease ran out: their envelopes are in 'jobs'.
 local ids, dues, attempts, payloads = {}, {}, {}, {}
-local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ms(now), 'LIMIT', 0, limit)
+local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', decimal(now), 'LIMIT', '0', ARGV[1])
 if #expired > 0 then
   local envs = redis.call('HMGET', KEYS[3], unpack(expired))
   for k, id in ipairs(expired) do
@@ -85,17 +85,19 @@ end
 
 -- Pending jobs due by now: members of 'due' scored below 256 * (now + 1).
 if claimed < limit then
-  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. scoreText(now + 1, 0), 'WITHSCORES', 'LIMIT', 0,
-      limit - claimed)
+  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. scoreText(now + 1, 0), 'WITHSCORES', 'LIMIT', '0',
+      decimal(limit - claimed))
   if #due > 0 then
     ids, dues, attempts, payloads = {}, {}, {}, {}
     local members = {}
     for i = 1, #due, 2 do
-      local id, payload, d, attempt = unpackMember(due[i], timeOfScore(due[i + 1]))
+      local score = tonumber(due[i + 1])
+      local time = timeOfScore(score)
+      local id, payload, d, attempt = unpackMember(due[i], time)
       local k = #ids + 1
-      ids[k], dues[k], attempts[k], payloads[k] = id, ms(d), attempt, payload
+      ids[k], dues[k], attempts[k], payloads[k] = id, decimal(d), attempt, payload
       members[k] = due[i]
-      redis.call('HDEL', indexKey(bucketOfScored(id, due[i + 1])), id)
+      redis.call('HDEL', indexKey(bucketOfScored(id, score, time)), id)
     end
     redis.call('ZREM', KEYS[1], unpack(members))
     claim(ids, dues, attempts, payloads, false)
@@ -103,7 +105,7 @@ if claimed < limit then
 end
 
 local headDue = earliestPending()
-local headRun = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2]
+local headRun = redis.call('ZRANGE', KEYS[2], '0', '0', 'WITHSCORES')[2]
 headRun = headRun and tonumber(headRun)
 if headDue and headRun then
   out[2] = math.min(headDue, headRun)

@@ -16,8 +16,11 @@ local BUCKETS = 256
 -- From 2^45 ms on (the year 3084) the score is 256 * time alone: a double holds whole numbers exactly up to 2^53.
 local BUCKET_LIMIT = 35184372088832
 
-local function ms(time)
-  return string.format('%d', time)
+-- The text of a whole number. Lua's own conversion prints a float; string.format('%d') is exact but costs about as
+-- much as a redis.call, so the single digits (attempts, most counters) come from a table.
+local DIGITS = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9'}
+local function decimal(n)
+  return DIGITS[n + 1] or string.format('%d', n)
 end
 
 local function serverNow()
@@ -29,25 +32,25 @@ local function bucketOf(id)
   return tonumber(string.sub(redis.sha1hex(id), 1, 4), 16) % BUCKETS
 end
 
--- The time a score of 'due' stands for.
+-- The time a score of 'due' stands for. Scores come as text: the caller turns one into a number once (tonumber of a
+-- 15-digit text is a costly strtod).
 local function timeOfScore(score)
-  return math.floor(tonumber(score) / BUCKETS)
+  return math.floor(score / BUCKETS)
 end
 
--- The bucket of a member of 'due' read with its score: the score says it, without hashing the id again.
-local function bucketOfScored(id, score)
-  local time = timeOfScore(score)
+-- The bucket of a member of 'due' from its score and the time that stands for: without hashing the id again.
+local function bucketOfScored(id, score, time)
   if time >= BUCKET_LIMIT then
     return bucketOf(id)
   end
-  return tonumber(score) - time * BUCKETS
+  return score - time * BUCKETS
 end
 
 local indexKeys = {}
 local function indexKey(bucket)
   local key = indexKeys[bucket]
   if not key then
-    key = KEYS[8] .. ':' .. ms(bucket)
+    key = KEYS[8] .. ':' .. decimal(bucket)
     indexKeys[bucket] = key
   end
   return key
@@ -56,9 +59,9 @@ end
 -- The score of a job that runs at 'runAt', in decimal.
 local function scoreText(runAt, bucket)
   if runAt >= BUCKET_LIMIT then
-    return ms(runAt * BUCKETS)
+    return decimal(runAt * BUCKETS)
   end
-  return ms(runAt * BUCKETS + bucket)
+  return decimal(runAt * BUCKETS + bucket)
 end
 
 local function packMember(id, payload, runAt, due, attempts)
@@ -66,7 +69,7 @@ local function packMember(id, payload, runAt, due, attempts)
   if attempts == 0 and due == runAt then
     return string.char(math.floor(n / 256), n % 256) .. id .. payload
   end
-  return string.char(128 + math.floor(n / 256), n % 256) .. id .. ms(due) .. '|' .. ms(attempts) .. '|' .. payload
+  return string.char(128 + math.floor(n / 256), n % 256) .. id .. decimal(due) .. '|' .. decimal(attempts) .. '|' .. payload
 end
 
 -- Returns id, payload, due (a number) and attempts of a member that runs at 'runAt' (a number).
@@ -109,7 +112,7 @@ local function addPending(id, payload, runAt, due, attempts, bucket, indexed)
   local member = packMember(id, payload, runAt, due, attempts)
   redis.call('ZADD', KEYS[1], scoreText(runAt, bucket), member)
   if not indexed then
-    redis.call('HSET', indexKey(bucket), id, ms(runAt))
+    redis.call('HSET', indexKey(bucket), id, decimal(runAt))
   end
   return member
 end
@@ -121,15 +124,15 @@ end
 
 -- Publishes 'shard:time' on the wake channel when the member just added is the earliest of the shard.
 local function wakeIfEarliest(member, runAt, channel, shard)
-  if redis.call('ZRANGE', KEYS[1], 0, 0)[1] == member then
-    redis.call('PUBLISH', channel, shard .. ':' .. ms(runAt))
+  if redis.call('ZRANGE', KEYS[1], '0', '0')[1] == member then
+    redis.call('PUBLISH', channel, shard .. ':' .. decimal(runAt))
   end
 end
 
 -- The time of the earliest pending job of the shard, or nil.
 local function earliestPending()
-  local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]
-  return head and timeOfScore(head)
+  local head = redis.call('ZRANGE', KEYS[1], '0', '0', 'WITHSCORES')[2]
+  return head and timeOfScore(tonumber(head))
 end
 
 -- Deletes a dead letter with everything it left.
@@ -145,13 +148,13 @@ local function bury(id, envelope, error, now, share, retention)
   redis.call('ZREM', KEYS[2], id)
   redis.call('HSET', KEYS[3], id, envelope)
   redis.call('HSET', KEYS[5], id, error)
-  redis.call('ZADD', KEYS[4], ms(now), id)
-  for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', ms(now - retention), 'LIMIT', 0, 100)) do
+  redis.call('ZADD', KEYS[4], decimal(now), id)
+  for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', decimal(now - retention), 'LIMIT', '0', '100')) do
     forget(old)
   end
   local over = redis.call('ZCARD', KEYS[4]) - share
   if over > 0 then
-    for _, old in ipairs(redis.call('ZRANGE', KEYS[4], 0, over - 1)) do
+    for _, old in ipairs(redis.call('ZRANGE', KEYS[4], '0', decimal(over - 1))) do
       forget(old)
     end
   end

@@ -17,6 +17,6 @@ else
     return false
   end
   local _, payload, due, attempts = unpackMember(member, runAt)
-  state, env, score = 'PENDING', ms(due) .. '|' .. attempts .. '||' .. payload, runAt
+  state, env, score = 'PENDING', decimal(due) .. '|' .. attempts .. '||' .. payload, runAt
 end
 return {state, env, redis.call('HGET', KEYS[5], id), redis.call('HGET', KEYS[7], id), tonumber(score)}

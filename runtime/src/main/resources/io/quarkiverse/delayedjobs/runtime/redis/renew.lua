@@ -5,7 +5,7 @@
 if #ARGV < 3 then
   return {}
 end
-local leaseEnd = ms(serverNow() + tonumber(ARGV[1]))
+local leaseEnd = decimal(serverNow() + tonumber(ARGV[1]))
 local ids = {}
 for i = 2, #ARGV, 2 do
   ids[#ids + 1] = ARGV[i]

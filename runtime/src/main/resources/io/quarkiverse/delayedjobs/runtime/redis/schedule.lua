@@ -26,10 +26,11 @@ local hasEnvelopes = redis.call('EXISTS', KEYS[3]) == 1
 local out = {}
 for i = 3, #ARGV, 5 do
   local id, policy = ARGV[i], ARGV[i + 4]
-  local due = tonumber(ARGV[i + 2])
+  local due, dueText = tonumber(ARGV[i + 2]), ARGV[i + 2]
   if ARGV[i + 3] == 'in' then
     now = now or serverNow()
     due = now + due
+    dueText = decimal(due)
   end
   local result = 'CREATED'
   local bucket = bucketOf(id)
@@ -38,7 +39,7 @@ for i = 3, #ARGV, 5 do
   local member, runAt = nil, nil
   local oldDue = nil
   -- For a new id, HSETNX both finds that no pending job has it and writes its index entry.
-  local indexed = not env and redis.call('HSETNX', indexKey(bucket), id, ms(due)) == 1
+  local indexed = not env and redis.call('HSETNX', indexKey(bucket), id, dueText) == 1
   if env then
     if not redis.call('ZSCORE', KEYS[4], id) then
       oldDue = tonumber(string.match(env, '^(%d+)|'))
@@ -79,6 +80,6 @@ end
 -- One wake-up for the call, when the shard's earliest job is now earlier than before (removing jobs never makes it
 -- earlier, so only the added ones count).
 if earliestAdded and (not headBefore or earliestAdded < headBefore) then
-  redis.call('PUBLISH', ARGV[1], ARGV[2] .. ':' .. ms(earliestAdded))
+  redis.call('PUBLISH', ARGV[1], ARGV[2] .. ':' .. decimal(earliestAdded))
 end
 return out
