@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Counts the instructions redis-server executes for the extension's scripts, per job.
+
+Timings on a shared machine swing by tens of percent from one run to the next; instruction counts do not. This runs
+redis-server under valgrind's callgrind (slow: about 50 times), replays script calls the way the engine makes them,
+with the counters zeroed before and dumped after the measured calls, and prints instructions per job. Compare two
+versions of the scripts by running it on each checkout.
+
+  integration-tests/benchmark/instructions.py schedule [--jobs 20000] [--per-call 5]
+  integration-tests/benchmark/instructions.py drain [--jobs 5000] [--per-call 32]
+
+schedule: new jobs, each with its own id, due over 60 s, spread over 8 shards, --per-call jobs per schedule call.
+drain: loads the jobs due in the past (unmeasured), then claims --per-call at a time shard after shard, each claim
+carrying the acknowledgements of the previous one, until all ran.
+
+Needs valgrind (callgrind_control), redis-server and python3.
+"""
+import argparse
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'runtime', 'src', 'main', 'resources',
+                       'io', 'quarkiverse', 'delayedjobs', 'runtime', 'redis')
+KEY_NAMES = ['due', 'run', 'jobs', 'dead', 'err', 'seq', 'cron', 'ix']
+SHARDS = 8
+# The benchmark's payload: 114 bytes of JSON.
+PAYLOAD = ('{"seq":12345,"customer":"customer-0012345","kind":"help-email","due":1795527156511,'
+           '"note":"lorem ipsum dolor sit"}')
+
+
+class Redis:
+    """A bare RESP client: enough for pipelined script calls."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(('127.0.0.1', port))
+        self.file = self.sock.makefile('rb')
+
+    @staticmethod
+    def encode(*args):
+        parts = [b'*%d\r\n' % len(args)]
+        for a in args:
+            a = a if isinstance(a, bytes) else str(a).encode()
+            parts.append(b'$%d\r\n%s\r\n' % (len(a), a))
+        return b''.join(parts)
+
+    def reply(self):
+        line = self.file.readline()
+        kind, rest = line[:1], line[1:-2]
+        if kind == b'-':
+            raise RuntimeError(rest.decode())
+        if kind in (b'+', b':'):
+            return rest
+        if kind == b'$':
+            n = int(rest)
+            return None if n < 0 else self.file.read(n + 2)[:-2]
+        n = int(rest)
+        return None if n < 0 else [self.reply() for _ in range(n)]
+
+    def call(self, *args):
+        self.sock.sendall(self.encode(*args))
+        return self.reply()
+
+    def pipeline(self, commands, chunk=100):
+        for k in range(0, len(commands), chunk):
+            part = commands[k:k + chunk]
+            self.sock.sendall(b''.join(part))
+            for _ in part:
+                self.reply()
+
+
+def script(name):
+    with open(os.path.join(SCRIPTS, 'common.lua'), 'rb') as common, open(os.path.join(SCRIPTS, name), 'rb') as own:
+        return common.read() + own.read()
+
+
+def keys(shard):
+    return ['dj:{q:%d}:%s' % (shard, n) for n in KEY_NAMES]
+
+
+def shard_of(job_id):
+    return zlib.crc32(job_id.encode()) % SHARDS
+
+
+def schedule_calls(redis, jobs, per_call, due_of):
+    sha = redis.call('SCRIPT', 'LOAD', script('schedule.lua')).decode()
+    calls, waiting = [], {s: [] for s in range(SHARDS)}
+
+    def flush(shard):
+        args = keys(shard) + ['dj:{q}:wake', shard]
+        for i in waiting[shard]:
+            args += ['j-%d' % i, PAYLOAD, due_of(i), 'at', 'KEEP']
+        calls.append(Redis.encode('EVALSHA', sha, len(KEY_NAMES), *args))
+        waiting[shard] = []
+
+    for i in range(jobs):
+        shard = shard_of('j-%d' % i)
+        waiting[shard].append(i)
+        if len(waiting[shard]) == per_call:
+            flush(shard)
+    for shard in range(SHARDS):
+        if waiting[shard]:
+            flush(shard)
+    return calls
+
+
+def drain(redis, jobs, per_call):
+    """Claims per_call jobs at a time until all ran; returns how many ran."""
+    sha = redis.call('SCRIPT', 'LOAD', script('claim.lua')).decode()
+    acks = {s: [] for s in range(SHARDS)}
+    ran, idle = 0, 0
+    while ran < jobs and idle < SHARDS:
+        for shard in range(SHARDS):
+            # ARGV: most jobs, lease ms, max attempts, most dead letters, retention ms, wake channel, shard, acks
+            args = keys(shard) + [per_call, 30000, 3, 100, 1000000, 'dj:{q}:wake', shard]
+            for job_id, token in acks[shard]:
+                args += [job_id, token, '']
+            out = redis.call('EVALSHA', sha, len(KEY_NAMES), *args)
+            acks[shard] = [(out[k], out[k + 1]) for k in range(2, len(out), 6)]
+            ran += len(acks[shard])
+            idle = idle + 1 if not acks[shard] else 0
+    for shard in range(SHARDS):
+        if acks[shard]:
+            args = keys(shard) + [0, 30000, 3, 100, 1000000, 'dj:{q}:wake', shard]
+            for job_id, token in acks[shard]:
+                args += [job_id, token, '']
+            redis.call('EVALSHA', sha, len(KEY_NAMES), *args)
+    return ran
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('replay', choices=['schedule', 'drain'])
+    parser.add_argument('--jobs', type=int)
+    parser.add_argument('--per-call', type=int)
+    options = parser.parse_args()
+    jobs = options.jobs or (20000 if options.replay == 'schedule' else 5000)
+    per_call = options.per_call or (5 if options.replay == 'schedule' else 32)
+    for tool in ('valgrind', 'callgrind_control', 'redis-server'):
+        if not shutil.which(tool):
+            sys.exit('%s is missing (Debian: apt-get install valgrind redis-server)' % tool)
+
+    work = tempfile.mkdtemp(prefix='instructions.')
+    port = free_port()
+    server = subprocess.Popen(['valgrind', '--tool=callgrind', '--callgrind-out-file=%s/callgrind.%%p' % work,
+                               'redis-server', '--port', str(port), '--bind', '127.0.0.1', '--save', '',
+                               '--appendonly', 'no', '--dir', work],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        redis = None
+        for _ in range(300):
+            try:
+                redis = Redis(port)
+                redis.call('PING')
+                break
+            except OSError:
+                redis = None
+                time.sleep(0.1)
+        if redis is None:
+            sys.exit('redis-server under valgrind did not start on port %d' % port)
+
+        def counted(work_to_count):
+            subprocess.run(['callgrind_control', '-z', str(server.pid)], check=True, capture_output=True)
+            work_to_count()
+            subprocess.run(['callgrind_control', '-d', str(server.pid)], check=True, capture_output=True)
+
+        base = 1795527156511
+        if options.replay == 'schedule':
+            calls = schedule_calls(redis, jobs, per_call, lambda i: base + 60000 * i // jobs)
+            counted(lambda: redis.pipeline(calls))
+        else:
+            # Due in the past, each at its own millisecond, so that every claim finds jobs.
+            redis.pipeline(schedule_calls(redis, jobs, 32, lambda i: 1000 + i))
+            ran = []
+            counted(lambda: ran.append(drain(redis, jobs, per_call)))
+            if ran[0] != jobs:
+                sys.exit('only %d of %d jobs ran' % (ran[0], jobs))
+    finally:
+        server.terminate()
+        server.wait(60)
+    dumps = [f for f in os.listdir(work) if f.startswith('callgrind.') and f.endswith('.1')]
+    with open(os.path.join(work, dumps[0])) as dump:
+        total = next(int(line.split()[1]) for line in dump if line.startswith('summary:'))
+    shutil.rmtree(work, ignore_errors=True)
+    print('%s, %d jobs, %d per call: %d instructions per job' % (options.replay, jobs, per_call, total // jobs))
+
+
+if __name__ == '__main__':
+    main()
