@@ -112,6 +112,8 @@ public class BadInputTest {
                 () -> scheduler.schedule(QUEUE, ID, "x", Duration.ofSeconds(-1), OnConflict.REPLACE));
         refused("delay must end before 9999-12-31T23:59:59.999Z",
                 () -> scheduler.schedule(QUEUE, ID, "x", Duration.ofDays(365L * 9000), OnConflict.REPLACE));
+        refused("delay must end before 9999-12-31T23:59:59.999Z",
+                () -> scheduler.schedule(QUEUE, ID, "x", Duration.ofSeconds(Long.MAX_VALUE), OnConflict.REPLACE));
         refused("delay must not be null", () -> scheduler.reschedule(QUEUE, ID, (Duration) null));
     }
 

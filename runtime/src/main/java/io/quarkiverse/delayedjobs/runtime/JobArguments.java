@@ -74,8 +74,12 @@ public final class JobArguments {
         if (delay.isNegative()) {
             throw new IllegalArgumentException("delay must not be negative, was " + delay);
         }
-        Duration longest = Duration.between(Instant.now(), LATEST_DUE);
-        if (delay.compareTo(longest) > 0) {
+        // Compared field by field: Duration.between(now, LATEST_DUE) overflows nanoseconds and throws, inside, an
+        // exception per call.
+        Instant now = Instant.now();
+        long room = LATEST_DUE.getEpochSecond() - now.getEpochSecond();
+        if (delay.getSeconds() > room
+                || delay.getSeconds() == room && now.getNano() + delay.getNano() > LATEST_DUE.getNano()) {
             throw new IllegalArgumentException("delay must end before " + LATEST_DUE + ", was " + delay);
         }
         return delay.toMillis();
