@@ -19,7 +19,8 @@ local out = {now, -1}
 acknowledge(8, ARGV[6], ARGV[7])
 
 -- Dead letters past their retention go a few at a time, so that they go even when no job dies any more.
-for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', decimal(now - tonumber(ARGV[5])), 'LIMIT', '0', '10')) do
+local pastRetention = decimal(now - tonumber(ARGV[5]))
+for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', pastRetention, 'LIMIT', '0', '10')) do
   forget(old)
 end
 

@@ -17,7 +17,8 @@ local BUCKETS = 256
 local BUCKET_LIMIT = 35184372088832
 
 -- The text of a whole number. Lua's own conversion prints a float; string.format('%d') is exact but costs about as
--- much as a redis.call, so the single digits (attempts, most counters) come from a table.
+-- much as a redis.call, so the single digits (attempts, most counters) come from a table. Arguments of redis.call
+-- are given as text too ('0', not 0): Redis prints a Lua number with the same slow floating-point routine.
 local DIGITS = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9'}
 local function decimal(n)
   return DIGITS[n + 1] or string.format('%d', n)
@@ -69,7 +70,8 @@ local function packMember(id, payload, runAt, due, attempts)
   if attempts == 0 and due == runAt then
     return string.char(math.floor(n / 256), n % 256) .. id .. payload
   end
-  return string.char(128 + math.floor(n / 256), n % 256) .. id .. decimal(due) .. '|' .. decimal(attempts) .. '|' .. payload
+  return string.char(128 + math.floor(n / 256), n % 256) .. id .. decimal(due) .. '|' .. decimal(attempts) .. '|'
+      .. payload
 end
 
 -- Returns id, payload, due (a number) and attempts of a member that runs at 'runAt' (a number).

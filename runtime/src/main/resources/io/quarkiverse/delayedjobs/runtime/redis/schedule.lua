@@ -52,7 +52,8 @@ for i = 3, #ARGV, 5 do
     end
   end
   if oldDue then
-    if policy == 'KEEP' or (policy == 'KEEP_EARLIER' and oldDue <= due) or (policy == 'KEEP_LATER' and oldDue >= due) then
+    if policy == 'KEEP' or (policy == 'KEEP_EARLIER' and oldDue <= due)
+        or (policy == 'KEEP_LATER' and oldDue >= due) then
       result = 'KEPT'
       due = oldDue
     else
