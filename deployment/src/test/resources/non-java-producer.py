@@ -3,8 +3,9 @@
 
 It speaks RESP over a plain socket and does what the Redis protocol page of the docs (protocol.adoc) tells a producer
 in another language to do: read the queue's shard count, hash the job id to its shard with CRC-32, build the shard's
-eight keys, and run each script (common.lua followed by the operation's file) by its SHA-1 with EVALSHA, sending the script text with EVAL when Redis
-answers NOSCRIPT. NonJavaProducerTest runs it against the queue of a Quarkus application.
+eight keys, and run each script (common.lua followed by the operation's file) by its SHA-1 with EVALSHA, sending the
+script text with EVAL when Redis answers NOSCRIPT. NonJavaProducerTest runs it against the queue of a Quarkus
+application.
 
 Usage: non-java-producer.py HOST PORT KEY_PREFIX SCRIPTS_DIR
 

@@ -3,10 +3,7 @@
 -- ARGV: 1 job id
 -- Returns 1 when a job was removed, 0 when no job had that id.
 local id = ARGV[1]
-if redis.call('HDEL', KEYS[3], id) == 1 then
-  redis.call('ZREM', KEYS[2], id)
-  redis.call('ZREM', KEYS[4], id)
-else
+if not dropEnvelope(id) then
   local member = findPending(id)
   if not member then
     return 0

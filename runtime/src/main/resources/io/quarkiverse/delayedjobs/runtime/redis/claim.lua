@@ -74,7 +74,7 @@ if #expired > 0 then
   local envs = redis.call('HMGET', KEYS[3], unpack(expired))
   for k, id in ipairs(expired) do
     if envs[k] then
-      local due, attempt, payload = string.match(envs[k], '^(%d+)|(%d+)|[^|]*|(.*)$')
+      local due, attempt, _, payload = string.match(envs[k], ENVELOPE)
       ids[#ids + 1], dues[#ids + 1], attempts[#ids + 1], payloads[#ids + 1] = id, due, tonumber(attempt), payload
     else
       -- No envelope (a hand edit): nothing to run.

@@ -13,6 +13,11 @@
 -- Scores are whole numbers: Redis and Lua read and write those without the costly decimal conversion of fractions.
 
 local BUCKETS = 256
+-- The envelope of a running or dead job, 'due|attempts|token|payload', read whole or for its token alone (checks over
+-- many jobs need no copy of their payloads). Patterns, not functions: every call defines this file's functions
+-- again, while constants cost nothing.
+local ENVELOPE = '^(%d+)|(%d+)|([^|]*)|(.*)$'
+local ENVELOPE_TOKEN = '^%d+|%d+|([^|]*)|'
 -- From 2^45 ms on (the year 3084) the score is 256 * time alone: a double holds whole numbers exactly up to 2^53.
 local BUCKET_LIMIT = 35184372088832
 
@@ -124,6 +129,17 @@ local function removePending(id, member)
   redis.call('HDEL', indexKey(bucketOf(id)), id)
 end
 
+-- Removes what a running or dead job keeps: its envelope, its lease and its dead-letter entry. Returns whether the job
+-- had an envelope.
+local function dropEnvelope(id)
+  if redis.call('HDEL', KEYS[3], id) == 0 then
+    return false
+  end
+  redis.call('ZREM', KEYS[2], id)
+  redis.call('ZREM', KEYS[4], id)
+  return true
+end
+
 -- Publishes 'shard:time' on the wake channel when the member just added is the earliest of the shard.
 local function wakeIfEarliest(member, runAt, channel, shard)
   if redis.call('ZRANGE', KEYS[1], '0', '0')[1] == member then
@@ -177,13 +193,13 @@ local function acknowledge(first, channel, shard)
   for k, id in ipairs(ids) do
     local i = first + 3 * (k - 1)
     local env = envs[k]
-    if env and string.match(env, '^%d+|%d+|([^|]*)|') == ARGV[i + 1] then
+    if env and string.match(env, ENVELOPE_TOKEN) == ARGV[i + 1] then
       done[#done + 1] = id
       if ARGV[i + 2] == '' then
         gone[#gone + 1] = id
       else
         local nextDue = tonumber(ARGV[i + 2])
-        local member = addPending(id, string.match(env, '^%d+|%d+|[^|]*|(.*)$'), nextDue, nextDue, 0)
+        local member = addPending(id, select(4, string.match(env, ENVELOPE)), nextDue, nextDue, 0)
         wakeIfEarliest(member, nextDue, channel, shard)
       end
     end

@@ -16,8 +16,8 @@ local env = redis.call('HGET', KEYS[3], id)
 local dead = env and redis.call('ZSCORE', KEYS[4], id)
 local member, due, payload = nil, nil, nil
 if env then
-  due, payload = string.match(env, '^(%d+)|%d+|[^|]*|(.*)$')
-  due = tonumber(due)
+  local envDue, _, _, envPayload = string.match(env, ENVELOPE)
+  due, payload = tonumber(envDue), envPayload
 else
   local runAt
   member, runAt = findPending(id)
@@ -30,9 +30,7 @@ if exists and payload == ARGV[2] and redis.call('HGET', KEYS[7], id) == ARGV[3] 
   return {'KEPT', due}
 end
 if env then
-  redis.call('HDEL', KEYS[3], id)
-  redis.call('ZREM', KEYS[2], id)
-  redis.call('ZREM', KEYS[4], id)
+  dropEnvelope(id)
 elseif member then
   redis.call('ZREM', KEYS[1], member)
 end

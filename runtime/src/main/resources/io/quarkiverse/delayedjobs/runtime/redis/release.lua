@@ -8,7 +8,7 @@ for i = 3, #ARGV, 2 do
   local id = ARGV[i]
   local env = redis.call('HGET', KEYS[3], id)
   if env then
-    local due, attempts, token, payload = string.match(env, '^(%d+)|(%d+)|([^|]*)|(.*)$')
+    local due, attempts, token, payload = string.match(env, ENVELOPE)
     if token == ARGV[i + 1] then
       released = released + 1
       due = tonumber(due)

@@ -14,7 +14,7 @@ local envs = redis.call('HMGET', KEYS[3], unpack(ids))
 local leases, lost = {}, {}
 for k, id in ipairs(ids) do
   local token = ARGV[2 * k + 1]
-  if envs[k] and string.match(envs[k], '^%d+|%d+|([^|]*)|') == token then
+  if envs[k] and string.match(envs[k], ENVELOPE_TOKEN) == token then
     leases[#leases + 1] = leaseEnd
     leases[#leases + 1] = id
   else

@@ -10,5 +10,5 @@ local now = serverNow()
 local env = redis.call('HGET', KEYS[3], id)
 redis.call('HDEL', KEYS[3], id)
 redis.call('HDEL', KEYS[5], id)
-wakeIfEarliest(addPending(id, string.match(env, '^%d+|%d+|[^|]*|(.*)$'), now, now, 0), now, ARGV[2], ARGV[3])
+wakeIfEarliest(addPending(id, select(4, string.match(env, ENVELOPE)), now, now, 0), now, ARGV[2], ARGV[3])
 return 1

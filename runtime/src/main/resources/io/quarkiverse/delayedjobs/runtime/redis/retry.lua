@@ -13,7 +13,7 @@ local env = redis.call('HGET', KEYS[3], id)
 if not env then
   return {0, 0}
 end
-local due, attempts, token, payload = string.match(env, '^(%d+)|(%d+)|([^|]*)|(.*)$')
+local due, attempts, token, payload = string.match(env, ENVELOPE)
 if token ~= ARGV[2] then
   return {0, 0}
 end

@@ -42,7 +42,7 @@ for i = 3, #ARGV, 5 do
   local indexed = not env and redis.call('HSETNX', indexKey(bucket), id, dueText) == 1
   if env then
     if not redis.call('ZSCORE', KEYS[4], id) then
-      oldDue = tonumber(string.match(env, '^(%d+)|'))
+      oldDue = tonumber((string.match(env, ENVELOPE)))
     end
   elseif not indexed then
     member, runAt = findPending(id, bucket)
@@ -62,9 +62,7 @@ for i = 3, #ARGV, 5 do
   end
   if result ~= 'KEPT' then
     if env then
-      redis.call('HDEL', KEYS[3], id)
-      redis.call('ZREM', KEYS[2], id)
-      redis.call('ZREM', KEYS[4], id)
+      dropEnvelope(id)
     elseif member then
       redis.call('ZREM', KEYS[1], member)
     end
