@@ -112,24 +112,25 @@ def schedule_calls(redis, jobs, per_call, due_of):
 def drain(redis, jobs, per_call):
     """Claims per_call jobs at a time until all ran; returns how many ran."""
     sha = redis.call('SCRIPT', 'LOAD', script('claim.lua')).decode()
+
+    def claim(shard, most, acks):
+        # ARGV: most jobs, lease ms, max attempts, most dead letters, retention ms, wake channel, shard, acks
+        args = keys(shard) + [most, 30000, 3, 100, 1000000, 'dj:{q}:wake', shard]
+        for job_id, token in acks:
+            args += [job_id, token, '']
+        out = redis.call('EVALSHA', sha, len(KEY_NAMES), *args)
+        return [(out[k], out[k + 1]) for k in range(2, len(out), 6)]
+
     acks = {s: [] for s in range(SHARDS)}
     ran, idle = 0, 0
     while ran < jobs and idle < SHARDS:
         for shard in range(SHARDS):
-            # ARGV: most jobs, lease ms, max attempts, most dead letters, retention ms, wake channel, shard, acks
-            args = keys(shard) + [per_call, 30000, 3, 100, 1000000, 'dj:{q}:wake', shard]
-            for job_id, token in acks[shard]:
-                args += [job_id, token, '']
-            out = redis.call('EVALSHA', sha, len(KEY_NAMES), *args)
-            acks[shard] = [(out[k], out[k + 1]) for k in range(2, len(out), 6)]
+            acks[shard] = claim(shard, per_call, acks[shard])
             ran += len(acks[shard])
             idle = idle + 1 if not acks[shard] else 0
     for shard in range(SHARDS):
         if acks[shard]:
-            args = keys(shard) + [0, 30000, 3, 100, 1000000, 'dj:{q}:wake', shard]
-            for job_id, token in acks[shard]:
-                args += [job_id, token, '']
-            redis.call('EVALSHA', sha, len(KEY_NAMES), *args)
+            claim(shard, 0, acks[shard])
     return ran
 
 
