@@ -16,6 +16,7 @@ carrying the acknowledgements of the previous one, until all ran.
 Needs valgrind (callgrind_control), redis-server and python3.
 """
 import argparse
+import hashlib
 import os
 import shutil
 import socket
@@ -87,6 +88,11 @@ def shard_of(job_id):
     return zlib.crc32(job_id.encode()) % SHARDS
 
 
+def bucket_of(job_id):
+    """The id's index bucket, as the Java producer passes it: the second byte of the SHA-1 of its bytes."""
+    return hashlib.sha1(job_id.encode()).digest()[1]
+
+
 def schedule_calls(redis, jobs, per_call, due_of):
     sha = redis.call('SCRIPT', 'LOAD', script('schedule.lua')).decode()
     calls, waiting = [], {s: [] for s in range(SHARDS)}
@@ -94,7 +100,7 @@ def schedule_calls(redis, jobs, per_call, due_of):
     def flush(shard):
         args = keys(shard) + ['dj:{q}:wake', shard]
         for i in waiting[shard]:
-            args += ['j-%d' % i, PAYLOAD, due_of(i), 'at', 'KEEP']
+            args += ['j-%d' % i, PAYLOAD, due_of(i), 'at', 'KEEP', bucket_of('j-%d' % i)]
         calls.append(Redis.encode('EVALSHA', sha, len(KEY_NAMES), *args))
         waiting[shard] = []
 

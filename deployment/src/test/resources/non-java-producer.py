@@ -9,7 +9,8 @@ application.
 
 Usage: non-java-producer.py HOST PORT KEY_PREFIX SCRIPTS_DIR
 
-It schedules help-email:42, due now, and help-email:43, due in two seconds, then cancels help-email:43. It exits with
+It schedules help-email:42, due now, and help-email:43, due in two seconds (giving its index bucket, which a producer
+may leave to Redis), then cancels help-email:43. It exits with
 status 1 and says why when a reply is not the documented one; otherwise it prints "name: value" lines for the test.
 """
 
@@ -110,6 +111,11 @@ class Queue:
     def shard_of(self, job_id):
         return zlib.crc32(job_id.encode("utf-8")) % self.shards
 
+    @staticmethod
+    def bucket_of(job_id):
+        # Optional for a producer: schedule.lua computes it when given ''.
+        return hashlib.sha1(job_id.encode("utf-8")).digest()[1]
+
     def keys(self, shard):
         return ["%s:{%s:%d}:%s" % (self.prefix, self.name, shard, k) for k in SHARD_KEY_NAMES]
 
@@ -124,9 +130,10 @@ class Queue:
             self.noscript_fallbacks += 1
             return self.redis.call("EVAL", script.text, len(keys), *keys, *args)
 
-    def schedule(self, job_id, payload, amount, mode, policy="KEEP"):
-        # One job per call here; a call may carry more jobs of the same shard, five values each.
-        return self.run("schedule", job_id, self.wake, self.shard_of(job_id), job_id, payload, amount, mode, policy)
+    def schedule(self, job_id, payload, amount, mode, policy="KEEP", bucket=""):
+        # One job per call here; a call may carry more jobs of the same shard, six values each.
+        return self.run("schedule", job_id, self.wake, self.shard_of(job_id), job_id, payload, amount, mode, policy,
+                        bucket)
 
     def cancel(self, job_id):
         return self.run("cancel", job_id, job_id)
@@ -155,7 +162,14 @@ def main(host, port, prefix, scripts_dir):
         facts["help-email:42 due"] = created[1]
 
         later_payload = json.dumps({"customerId": 43, "language": "fr"}, separators=(",", ":"))
-        later = queue.schedule("help-email:43", later_payload, 2000, "in")
+        try:
+            queue.schedule("help-email:43", later_payload, 2000, "in", bucket="256")
+            raise ProtocolMismatch("a bucket of 256 should be refused, but Redis stored the job")
+        except RedisError as e:
+            expect(str(e).startswith("ERR bucket must be"), "a bucket of 256 should be refused", str(e))
+        # This time with the bucket computed here; find and cancel compute it in Redis, so they check that it agrees.
+        facts["bucket of help-email:43"] = queue.bucket_of("help-email:43")
+        later = queue.schedule("help-email:43", later_payload, 2000, "in", bucket=queue.bucket_of("help-email:43"))
         expect(isinstance(later, list) and len(later) == 2 and later[0] == "CREATED" and isinstance(later[1], int),
                "schedule of help-email:43 should answer [CREATED, due]", later)
         due = later[1]

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.quarkiverse.delayedjobs.Delayed;
 import io.quarkiverse.delayedjobs.DelayedScheduler;
 import io.quarkiverse.delayedjobs.JobContext;
+import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
 import io.quarkiverse.delayedjobs.runtime.redis.Script;
 import io.quarkus.test.QuarkusUnitTest;
 
@@ -81,6 +82,8 @@ public class NonJavaProducerTest {
         assertEquals("8", facts.get("shards"));
         assertEquals("1", facts.get("shard of help-email:42"), "the shard the protocol page gives as example");
         assertEquals(Script.SCHEDULE.sha(), facts.get("sha schedule.lua"));
+        assertEquals(String.valueOf(QueueKeys.bucketOf("help-email:43")), facts.get("bucket of help-email:43"),
+                "the bucket the Java producer passes");
         assertEquals(Script.CANCEL.sha(), facts.get("sha cancel.lua"));
         assertEquals(Script.FIND.sha(), facts.get("sha find.lua"));
         assertEquals("3", facts.get("noscript fallbacks"), "one EVAL per script after SCRIPT FLUSH, then EVALSHA");

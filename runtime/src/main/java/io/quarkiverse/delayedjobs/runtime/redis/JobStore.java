@@ -117,7 +117,7 @@ public class JobStore {
         return queue(queue).compose(k -> {
             int shard = k.shardOf(id);
             return scheduleBatches.computeIfAbsent(queue, q -> newShardBatches(k))[shard].add(new ScheduleBatches.Job(id,
-                    payload, dueOrDelayMs, relative, onConflict.name(), Promise.promise()));
+                    payload, dueOrDelayMs, relative, onConflict.name(), QueueKeys.bucketOf(id), Promise.promise()));
         });
     }
 

@@ -1,6 +1,8 @@
 package io.quarkiverse.delayedjobs.runtime.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.List;
 import java.util.zip.CRC32;
 
@@ -11,6 +13,15 @@ import java.util.zip.CRC32;
 public final class QueueKeys {
 
     private static final String[] SHARD_KEY_NAMES = { "due", "run", "jobs", "dead", "err", "seq", "cron", "ix" };
+    private static final MessageDigest SHA1;
+
+    static {
+        try {
+            SHA1 = MessageDigest.getInstance("SHA-1");
+        } catch (NoSuchAlgorithmException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final String queue;
     private final int shards;
@@ -65,5 +76,20 @@ public final class QueueKeys {
         CRC32 crc = new CRC32();
         crc.update(id.getBytes(StandardCharsets.UTF_8));
         return (int) (crc.getValue() % shards);
+    }
+
+    /**
+     * The index bucket of an id within its shard, as {@code bucketOf} in common.lua computes it: the second byte of the
+     * SHA-1 of the id's UTF-8 bytes. {@code schedule.lua} takes it from the producer because {@code redis.sha1hex} is
+     * the costliest step of storing a job in Redis.
+     */
+    public static int bucketOf(String id) {
+        MessageDigest sha1;
+        try {
+            sha1 = (MessageDigest) SHA1.clone();
+        } catch (CloneNotSupportedException e) {
+            throw new IllegalStateException(e);
+        }
+        return sha1.digest(id.getBytes(StandardCharsets.UTF_8))[1] & 0xFF;
     }
 }

@@ -21,7 +21,7 @@ final class ScheduleBatches {
     static final int MAX_JOBS_PER_CALL = 64;
 
     /** One job to store: the values schedule.lua takes for it, and who waits for its result. */
-    record Job(String id, String payload, long dueOrDelayMs, boolean relative, String policy,
+    record Job(String id, String payload, long dueOrDelayMs, boolean relative, String policy, int bucket,
             Promise<Scheduled> result) {
     }
 
@@ -64,7 +64,7 @@ final class ScheduleBatches {
         }
 
         private void send(List<Job> batch) {
-            List<Object> args = new ArrayList<>(2 + batch.size() * 5);
+            List<Object> args = new ArrayList<>(2 + batch.size() * 6);
             args.add(keys.wakeChannel());
             args.add(shard);
             for (Job job : batch) {
@@ -73,6 +73,7 @@ final class ScheduleBatches {
                 args.add(job.dueOrDelayMs());
                 args.add(job.relative() ? "in" : "at");
                 args.add(job.policy());
+                args.add(job.bucket());
             }
             store.run(Script.SCHEDULE, keys.shard(shard), args).onComplete(ar -> {
                 for (int i = 0; i < batch.size(); i++) {

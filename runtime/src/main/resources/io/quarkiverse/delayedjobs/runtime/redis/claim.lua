@@ -90,17 +90,16 @@ if claimed < limit then
       decimal(limit - claimed))
   if #due > 0 then
     ids, dues, attempts, payloads = {}, {}, {}, {}
-    local members = {}
     for i = 1, #due, 2 do
       local score = tonumber(due[i + 1])
       local time = timeOfScore(score)
       local id, payload, d, attempt = unpackMember(due[i], time)
       local k = #ids + 1
       ids[k], dues[k], attempts[k], payloads[k] = id, decimal(d), attempt, payload
-      members[k] = due[i]
       redis.call('HDEL', indexKey(bucketOfScored(id, score, time)), id)
     end
-    redis.call('ZREM', KEYS[1], unpack(members))
+    -- They are the first members by rank: removing them by rank spares a search of the skip list for each.
+    redis.call('ZREMRANGEBYRANK', KEYS[1], '0', decimal(#due / 2 - 1))
     claim(ids, dues, attempts, payloads, false)
   end
 end

@@ -1,13 +1,18 @@
 -- Stores jobs of one shard, each applying its conflict policy when a pending or running job has the same id. One call
 -- may carry many jobs, handled in order: a producer sending many at once pays the script call once.
 -- KEYS: the eight keys of the shard (see common.lua)
--- ARGV: 1 wake channel, 2 shard index, then for each job five values: job id, payload (JSON text), due time in ms
+-- ARGV: 1 wake channel, 2 shard index, then for each job six values: job id, payload (JSON text), due time in ms
 --       since the epoch ('at') or delay in ms ('in'), 'at' | 'in' (a delay is measured from this server's clock),
---       KEEP | REPLACE | KEEP_EARLIER | KEEP_LATER
+--       KEEP | REPLACE | KEEP_EARLIER | KEEP_LATER, the id's bucket as the producer computed it ('' to compute it
+--       here: sha1hex costs Redis more than the rest of a job's checks together)
 -- Returns {result, due, result, due, ...}, one pair per job in order: result is CREATED, REPLACED or KEPT; due is the
 -- due time the stored job has (ms).
 local policies = {KEEP = true, REPLACE = true, KEEP_EARLIER = true, KEEP_LATER = true}
-for i = 3, #ARGV, 5 do
+if #ARGV < 8 or (#ARGV - 2) % 6 ~= 0 then
+  return redis.error_reply('ERR schedule takes the wake channel, the shard index, then six values per job')
+end
+local buckets = {}
+for i = 3, #ARGV, 6 do
   if #ARGV[i] == 0 or #ARGV[i] > 512 then
     return redis.error_reply('ERR id must be 1 to 512 bytes')
   end
@@ -17,6 +22,13 @@ for i = 3, #ARGV, 5 do
   if not policies[ARGV[i + 4]] then
     return redis.error_reply('ERR policy must be KEEP, REPLACE, KEEP_EARLIER or KEEP_LATER')
   end
+  if ARGV[i + 5] ~= '' then
+    local bucket = tonumber(ARGV[i + 5])
+    if not bucket or bucket < 0 or bucket >= BUCKETS or bucket % 1 ~= 0 then
+      return redis.error_reply('ERR bucket must be empty or a whole number from 0 to 255')
+    end
+    buckets[i] = bucket
+  end
 end
 local now = nil
 local headBefore = earliestPending()
@@ -24,7 +36,7 @@ local earliestAdded = nil
 -- Only running and dead jobs have envelopes, and this script never adds one: most calls need not look for them.
 local hasEnvelopes = redis.call('EXISTS', KEYS[3]) == 1
 local out = {}
-for i = 3, #ARGV, 5 do
+for i = 3, #ARGV, 6 do
   local id, policy = ARGV[i], ARGV[i + 4]
   local due, dueText = tonumber(ARGV[i + 2]), ARGV[i + 2]
   if ARGV[i + 3] == 'in' then
@@ -33,7 +45,7 @@ for i = 3, #ARGV, 5 do
     dueText = decimal(due)
   end
   local result = 'CREATED'
-  local bucket = bucketOf(id)
+  local bucket = buckets[i] or bucketOf(id)
   -- A running or dead job has an envelope; a dead letter never conflicts: scheduling the id again replaces it.
   local env = hasEnvelopes and redis.call('HGET', KEYS[3], id)
   local member, runAt = nil, nil

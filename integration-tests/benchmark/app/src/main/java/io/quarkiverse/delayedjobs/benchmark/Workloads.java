@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,6 +50,12 @@ final class Workloads {
     private static final Duration SETTLE = Duration.ofMillis(300);
     private static final int LOADER_IDS_PER_CALL = 1000;
     private static final long DRAIN_SPREAD_MS = 100;
+    /**
+     * Drains at each W6 size; the size's figure is the median one. A drain of 20,000 jobs takes under a second, so one
+     * slow moment of the shared machine decided a size's figure when there was one drain per size.
+     */
+    static final int SCALE_DRAINS = 3;
+
     /** W6's pending jobs are due a day from now, spread over an hour: far enough to stay pending. */
     private static final long SCALE_PENDING_DELAY_MS = Duration.ofDays(1).toMillis();
 
@@ -258,12 +265,26 @@ final class Workloads {
             }
             long pending = scheduler.stats(BenchHandler.QUEUE).pending();
             LOG.infof("W6: %d pending jobs loaded in %.1f s (stats says %d pending)", size, loadSeconds, pending);
-            Map<String, Object> r = drainBatch("w6-due-" + size + "-", options.scaleBatch(), new LinkedHashMap<>());
+            List<Map<String, Object>> drains = new ArrayList<>();
+            for (int k = 0; k < SCALE_DRAINS; k++) {
+                drains.add(drainBatch("w6-due-" + size + "-" + k + "-", options.scaleBatch(), new LinkedHashMap<>()));
+            }
+            Map<String, Object> r = medianByRate(drains);
             r.put("pending", size);
             r.put("pendingLoadSeconds", loadSeconds);
             r.put("usedMemory", meter.snapshot().usedMemory());
             log(out.write("W6", r));
         }
+    }
+
+    /** The drain of median rate, with the rates of all of them in the order they ran. */
+    private static Map<String, Object> medianByRate(List<Map<String, Object>> drains) {
+        List<Object> rates = drains.stream().map(d -> d.get("rate")).toList();
+        List<Map<String, Object>> byRate = new ArrayList<>(drains);
+        byRate.sort(Comparator.comparingDouble(d -> (double) d.get("rate")));
+        Map<String, Object> median = byRate.get(byRate.size() / 2);
+        median.put("drainRates", rates);
+        return median;
     }
 
     /** The script calls that load pending jobs {@code from..to-1}, a thousand ids per call, grouped by shard. */
