@@ -10,8 +10,8 @@ application.
 Usage: non-java-producer.py HOST PORT KEY_PREFIX SCRIPTS_DIR
 
 It schedules help-email:42, due now, and help-email:43, due in two seconds (giving its index bucket, which a producer
-may leave to Redis), then cancels help-email:43. It exits with
-status 1 and says why when a reply is not the documented one; otherwise it prints "name: value" lines for the test.
+may leave to Redis), then cancels help-email:43. It exits with status 1 and says why when a reply is not the
+documented one; otherwise it prints "name: value" lines for the test.
 """
 
 import hashlib

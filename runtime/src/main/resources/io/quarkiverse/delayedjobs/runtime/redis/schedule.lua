@@ -4,7 +4,7 @@
 -- ARGV: 1 wake channel, 2 shard index, then for each job six values: job id, payload (JSON text), due time in ms
 --       since the epoch ('at') or delay in ms ('in'), 'at' | 'in' (a delay is measured from this server's clock),
 --       KEEP | REPLACE | KEEP_EARLIER | KEEP_LATER, the id's bucket as the producer computed it ('' to compute it
---       here: sha1hex costs Redis more than the rest of a job's checks together)
+--       here, at the cost of a sha1hex: the costliest step of storing a job)
 -- Returns {result, due, result, due, ...}, one pair per job in order: result is CREATED, REPLACED or KEPT; due is the
 -- due time the stored job has (ms).
 local policies = {KEEP = true, REPLACE = true, KEEP_EARLIER = true, KEEP_LATER = true}

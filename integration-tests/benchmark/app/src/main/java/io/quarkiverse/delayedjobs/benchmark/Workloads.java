@@ -54,7 +54,7 @@ final class Workloads {
      * Drains at each W6 size; the size's figure is the median one. A drain of 20,000 jobs takes under a second, so one
      * slow moment of the shared machine decided a size's figure when there was one drain per size.
      */
-    static final int SCALE_DRAINS = 3;
+    private static final int SCALE_DRAINS = 3;
 
     /** W6's pending jobs are due a day from now, spread over an hour: far enough to stay pending. */
     private static final long SCALE_PENDING_DELAY_MS = Duration.ofDays(1).toMillis();

@@ -29,6 +29,8 @@ public final class RawRunner {
     private static final int CLAIM_BATCH = 100;
     private static final long LEASE_MS = 30_000;
     private static final int BENCHMARK_TIMEOUT_SECONDS = 180;
+    /** Drains at each W6 size, as many as the extension's W6 makes; the median one counts. */
+    private static final int SCALE_DRAINS = 3;
 
     private final int port;
     private final Resp redis;
@@ -151,9 +153,6 @@ public final class RawRunner {
         redis.call("DEL", "raw:mem", "raw:mem:payloads");
     }
 
-    /** Drains at each W6 size, as the extension's W6 makes. */
-    private static final int SCALE_DRAINS = 3;
-
     /** W6 ceiling: the bare claim with 10k, 1M, 10M members that are not due yet in the same sorted set. */
     private void scale(List<Long> sizes, int batch) {
         redis.call("DEL", "raw:w6:due", "raw:w6:run");
@@ -167,7 +166,6 @@ public final class RawRunner {
             }
             double loadSeconds = (System.nanoTime() - t0) / 1e9;
             loaded = size;
-            // Like the extension's W6: several drains per size, the median one counts.
             List<Map<String, Object>> drains = new ArrayList<>();
             for (int k = 0; k < SCALE_DRAINS; k++) {
                 redis.call("EVALSHA", fillSha, 2, "raw:w6:due", "", 0, batch - 1, "due-" + size + "-" + k + "-",
