@@ -110,17 +110,25 @@ public final class RawRunner {
 
     /** W2 ceiling: claims {@code n} due members, 100 per call. */
     private void claim(int n) {
-        long now = System.currentTimeMillis();
         redis.call("DEL", "raw:due", "raw:run");
-        redis.call("EVALSHA", fillSha, 2, "raw:due", "", 0, n - 1, "job-", now - 60_000, 1000, "");
+        out.write("W2", measuredClaim("raw:due", "raw:run", n, "job-", Map.of("variant", "claim-" + CLAIM_BATCH)));
+        redis.call("DEL", "raw:due", "raw:run");
+    }
+
+    /**
+     * Adds {@code n} members due a minute ago to {@code due}, then claims them all into {@code running}; returns the
+     * fields of that claim phase.
+     */
+    private Map<String, Object> measuredClaim(String due, String running, int n, String idPrefix,
+            Map<String, Object> extra) {
+        redis.call("EVALSHA", fillSha, 2, due, "", 0, n - 1, idPrefix, System.currentTimeMillis() - 60_000, 1000, "");
         Phases.pause(Duration.ofMillis(200));
         Counters before = Counters.read(redis);
         long t0 = System.nanoTime();
-        long claimed = claimAll("raw:due", "raw:run", n);
+        long claimed = claimAll(due, running, n);
         long wall = System.nanoTime() - t0;
         Counters after = Counters.read(redis);
-        out.phase("W2", claimed, wall, before, after, Map.of("variant", "claim-" + CLAIM_BATCH));
-        redis.call("DEL", "raw:due", "raw:run");
+        return Results.phaseFields(claimed, wall, before, after, extra);
     }
 
     /** Calls the claim script back to back until it finds nothing due, at most {@code expected / 100 + 10} calls. */
@@ -166,21 +174,13 @@ public final class RawRunner {
             }
             double loadSeconds = (System.nanoTime() - t0) / 1e9;
             loaded = size;
+            Map<String, Object> extra = new LinkedHashMap<>();
+            extra.put("variant", "claim-" + CLAIM_BATCH);
+            extra.put("pending", size);
+            extra.put("pendingLoadSeconds", loadSeconds);
             List<Map<String, Object>> drains = new ArrayList<>();
             for (int k = 0; k < SCALE_DRAINS; k++) {
-                redis.call("EVALSHA", fillSha, 2, "raw:w6:due", "", 0, batch - 1, "due-" + size + "-" + k + "-",
-                        System.currentTimeMillis() - 60_000, 1000, "");
-                Phases.pause(Duration.ofMillis(200));
-                Counters before = Counters.read(redis);
-                long t1 = System.nanoTime();
-                long claimed = claimAll("raw:w6:due", "raw:w6:run", batch);
-                long wall = System.nanoTime() - t1;
-                Counters after = Counters.read(redis);
-                Map<String, Object> extra = new LinkedHashMap<>();
-                extra.put("variant", "claim-" + CLAIM_BATCH);
-                extra.put("pending", size);
-                extra.put("pendingLoadSeconds", loadSeconds);
-                drains.add(Results.phaseFields(claimed, wall, before, after, extra));
+                drains.add(measuredClaim("raw:w6:due", "raw:w6:run", batch, "due-" + size + "-" + k + "-", extra));
                 redis.call("DEL", "raw:w6:run");
             }
             List<Object> rates = drains.stream().map(d -> d.get("rate")).toList();
