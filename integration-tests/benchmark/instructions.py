@@ -7,11 +7,12 @@ with the counters zeroed before and dumped after the measured calls, and prints 
 versions of the scripts by running it on each checkout.
 
   integration-tests/benchmark/instructions.py schedule [--jobs 20000] [--per-call 5]
-  integration-tests/benchmark/instructions.py drain [--jobs 5000] [--per-call 32]
+  integration-tests/benchmark/instructions.py drain [--jobs 5000] [--per-call 32] [--jobs-per-ms 1]
 
 schedule: new jobs, each with its own id, due over 60 s, spread over 8 shards, --per-call jobs per schedule call.
-drain: loads the jobs due in the past (unmeasured), then claims --per-call at a time shard after shard, each claim
-carrying the acknowledgements of the previous one, until all ran.
+drain: loads the jobs due in the past (unmeasured), --jobs-per-ms of them due at each millisecond (W2 has 1,000), then
+claims --per-call at a time shard after shard, each claim carrying the acknowledgements of the previous one, until
+all ran.
 
 Needs valgrind (callgrind_control), redis-server and python3.
 """
@@ -151,6 +152,7 @@ def main():
     parser.add_argument('replay', choices=['schedule', 'drain'])
     parser.add_argument('--jobs', type=int)
     parser.add_argument('--per-call', type=int)
+    parser.add_argument('--jobs-per-ms', type=int, default=1)
     options = parser.parse_args()
     jobs = options.jobs or (20000 if options.replay == 'schedule' else 5000)
     per_call = options.per_call or (5 if options.replay == 'schedule' else 32)
@@ -187,8 +189,8 @@ def main():
             calls = schedule_calls(redis, jobs, per_call, lambda i: base + 60000 * i // jobs)
             counted(lambda: redis.pipeline(calls))
         else:
-            # Due in the past, each at its own millisecond, so that every claim finds jobs.
-            redis.pipeline(schedule_calls(redis, jobs, 32, lambda i: 1000 + i))
+            # Due in the past, so that every claim finds jobs.
+            redis.pipeline(schedule_calls(redis, jobs, 32, lambda i: 1000 + i // options.jobs_per_ms))
             ran = []
             counted(lambda: ran.append(drain(redis, jobs, per_call)))
             if ran[0] != jobs:

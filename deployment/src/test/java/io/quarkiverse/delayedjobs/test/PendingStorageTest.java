@@ -31,14 +31,15 @@ import io.smallrye.mutiny.Uni;
 /**
  * A pending job is a member of its shard's sorted set holding id and payload, found from its id through a small
  * index hash and its score (see common.lua). These cases stress that look-up: many jobs at one millisecond (members
- * sharing a score), ids of any bytes and length, due times too late for the bucket to fit in the score, and a job
- * waiting for its retry, whose member also carries its original due time and attempts.
+ * sharing a score), ids of any bytes and length, due times too late for the bucket to fit in the score, a job
+ * waiting for its retry, whose member also carries its original due time and attempts, and jobs claimed together,
+ * whose due times claim.lua reads from their scores.
  */
 public class PendingStorageTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(RedisTestServer.class, Failing.class))
+            .withApplicationRoot(jar -> jar.addClasses(RedisTestServer.class, Failing.class, Together.class))
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "pending")
             .overrideConfigKey("quarkus.delayed-jobs.queues.failing.max-attempts", "5")
@@ -58,6 +59,16 @@ public class PendingStorageTest {
                 throw new IllegalStateException("first attempt");
             }
             dueAtOfSecondAttempt.put(context.id(), context.dueAt());
+        }
+    }
+
+    /** Records the due time each job sees. */
+    static class Together {
+        static final Map<String, Instant> dueAt = new ConcurrentHashMap<>();
+
+        @Delayed("together")
+        void run(String payload, JobContext context) {
+            dueAt.put(context.id(), context.dueAt());
         }
     }
 
@@ -164,5 +175,23 @@ public class PendingStorageTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> Failing.dueAtOfSecondAttempt.containsKey("failing:2"));
         assertEquals(due, Failing.dueAtOfSecondAttempt.get("failing:2"));
         assertFalse(Failing.dueAtOfSecondAttempt.containsKey("failing:1"));
+    }
+
+    @Test
+    void jobsClaimedTogetherEachSeeTheirOwnDueTime() {
+        // Due in the past at a millisecond each (two per millisecond for some), scheduled faster than they run, so
+        // that claims carry many jobs of different due times.
+        Instant first = Instant.now().minus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.MILLIS);
+        int n = 400;
+        Map<String, Instant> scheduled = new ConcurrentHashMap<>();
+        Uni.join().all(IntStream.range(0, n).mapToObj(i -> {
+            Instant due = first.plusMillis(i - i / 3);
+            scheduled.put("together:" + i, due);
+            return reactive.schedule("together", "together:" + i, "p" + i, due);
+        }).toList()).andFailFast().await().atMost(Duration.ofSeconds(30));
+        await().atMost(Duration.ofSeconds(30)).until(() -> Together.dueAt.size() == n);
+        List<String> wrong = scheduled.keySet().stream()
+                .filter(id -> !scheduled.get(id).equals(Together.dueAt.get(id))).sorted().toList();
+        assertEquals(List.of(), wrong, "jobs that saw another due time than their own");
     }
 }

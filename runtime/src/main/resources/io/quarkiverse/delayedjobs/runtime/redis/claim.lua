@@ -90,12 +90,18 @@ if claimed < limit then
       decimal(limit - claimed))
   if #due > 0 then
     ids, dues, attempts, payloads = {}, {}, {}, {}
+    -- Jobs due at once are often due at the same millisecond, and they come in the order of their time: the text of
+    -- a time is made once for a run of them.
+    local lastTime, lastText = nil, nil
     for i = 1, #due, 2 do
       local score = tonumber(due[i + 1])
       local time = timeOfScore(score)
       local id, payload, d, attempt = unpackMember(due[i], time)
       local k = #ids + 1
-      ids[k], dues[k], attempts[k], payloads[k] = id, decimal(d), attempt, payload
+      if d ~= lastTime then
+        lastTime, lastText = d, decimal(d)
+      end
+      ids[k], dues[k], attempts[k], payloads[k] = id, lastText, attempt, payload
       redis.call('HDEL', indexKey(bucketOfScored(id, score, time)), id)
     end
     -- They are the first members by rank: removing them by rank spares a search of the skip list for each.
