@@ -29,7 +29,7 @@ import zlib
 
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'runtime', 'src', 'main', 'resources',
                        'io', 'quarkiverse', 'delayedjobs', 'runtime', 'redis')
-KEY_NAMES = ['due', 'run', 'jobs', 'dead', 'err', 'seq', 'cron', 'ix']
+KEY_NAMES = ['due', 'run', 'jobs', 'dead', 'err', 'seq', 'cron', 'ix', 'claims']
 SHARDS = 8
 # The benchmark's payload: 114 bytes of JSON.
 PAYLOAD = ('{"seq":12345,"customer":"customer-0012345","kind":"help-email","due":1795527156511,'

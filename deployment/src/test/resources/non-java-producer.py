@@ -3,7 +3,7 @@
 
 It speaks RESP over a plain socket and does what the Redis protocol page of the docs (protocol.adoc) tells a producer
 in another language to do: read the queue's shard count, hash the job id to its shard with CRC-32, build the shard's
-eight keys, and run each script (common.lua followed by the operation's file) by its SHA-1 with EVALSHA, sending the
+nine keys, and run each script (common.lua followed by the operation's file) by its SHA-1 with EVALSHA, sending the
 script text with EVAL when Redis answers NOSCRIPT. NonJavaProducerTest runs it against the queue of a Quarkus
 application.
 
@@ -22,7 +22,7 @@ import sys
 import zlib
 
 QUEUE = "help-email"
-SHARD_KEY_NAMES = ("due", "run", "jobs", "dead", "err", "seq", "cron", "ix")
+SHARD_KEY_NAMES = ("due", "run", "jobs", "dead", "err", "seq", "cron", "ix", "claims")
 DEFAULT_SHARDS = 8
 
 

@@ -8,7 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import jakarta.inject.Inject;
 
@@ -27,10 +30,13 @@ import io.quarkiverse.delayedjobs.runtime.redis.JobStore.RetryOutcome;
 import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
 import io.quarkus.test.QuarkusUnitTest;
 import io.vertx.core.Future;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Request;
 
 /**
  * The claim protocol seen from two workers: a claim carries a fencing token, and ack, retry and renew succeed only
- * with the current one. Plays the workers directly on the job store, on a queue nobody else works on.
+ * with the current one; one lease covers the jobs of a claim. Plays the workers directly on the job store, on a queue
+ * nobody else works on.
  */
 public class FencingTest {
 
@@ -93,6 +99,54 @@ public class FencingTest {
                 List.<String[]> of(new String[] { "job", current.token() }), Duration.ofSeconds(30))));
         assertEquals(1, get(store.ack(keys, shard, List.of(new Ack("job", current.token(), null)))));
         assertTrue(scheduler.find("fenced", "job").isEmpty());
+    }
+
+    @Test
+    void aClaimHoldsOneLeaseUntilItsLastJobEndedAndGivesBackOnlyItsRunningJobsWhenItRunsOut() throws Exception {
+        QueueKeys keys = keys("together");
+        int shard = keys.shardOf("job-0");
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; ids.size() < 5; i++) {
+            if (keys.shardOf("job-" + i) == shard) {
+                ids.add("job-" + i);
+            }
+        }
+        for (String id : ids) {
+            scheduler.schedule("together", id, "p", Duration.ZERO);
+        }
+        List<Claimed> first = claim(keys, ids.get(0), Duration.ofSeconds(1));
+        assertEquals(ids, first.stream().map(Claimed::id).sorted().toList());
+        assertEquals(1, first.stream().map(c -> c.token().substring(0, c.token().indexOf('.'))).distinct().count());
+        assertEquals(1, redisCount(Command.ZCARD, keys.shard(shard).get(1)), "one lease for the whole claim");
+
+        // Three of its jobs end in three ways; the claim's worker then dies with the other two.
+        assertEquals(1, get(store.ack(keys, shard, List.of(new Ack(first.get(0).id(), first.get(0).token(), null)))));
+        assertTrue(scheduler.cancel("together", first.get(1).id()));
+        assertEquals(RetryOutcome.RETRIED, get(store.retry(keys, shard, first.get(2).id(), first.get(2).token(),
+                Duration.ofHours(1).toMillis(), "boom", false, null, withLease(Duration.ofSeconds(30)))));
+
+        // Once the lease ran out, only the two still running are claimed again, one per call here.
+        QueueSettings oneAtATime = withLease(Duration.ofSeconds(30));
+        List<Claimed> again = new ArrayList<>(await().atMost(WAIT)
+                .until(() -> get(store.claim(keys, shard, 1, oneAtATime, List.of())).jobs(), jobs -> !jobs.isEmpty()));
+        assertEquals(1, again.size());
+        again.addAll(get(store.claim(keys, shard, 1, oneAtATime, List.of())).jobs());
+        assertEquals(2, again.size(), "the job the first call could not take is left for the next");
+        assertEquals(List.of(), get(store.claim(keys, shard, 1, oneAtATime, List.of())).jobs());
+        assertEquals(Set.of(first.get(3).id(), first.get(4).id()),
+                again.stream().map(Claimed::id).collect(Collectors.toSet()));
+        assertTrue(again.stream().allMatch(c -> c.attempt() == 2));
+
+        // When the last job of a claim ended, nothing of the claim is left.
+        assertEquals(2, get(store.ack(keys, shard,
+                again.stream().map(c -> new Ack(c.id(), c.token(), null)).toList())));
+        assertEquals(0, scheduler.stats("together").running());
+        assertEquals(0, redisCount(Command.ZCARD, keys.shard(shard).get(1)), "leases left");
+        assertEquals(0, redisCount(Command.HLEN, keys.shard(shard).get(8)), "claim records left");
+    }
+
+    long redisCount(Command command, String key) throws Exception {
+        return get(store.redis().send(Request.cmd(command).arg(key))).toLong();
     }
 
     @Test

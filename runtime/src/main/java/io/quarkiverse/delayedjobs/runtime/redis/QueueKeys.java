@@ -12,7 +12,8 @@ import java.util.zip.CRC32;
  */
 public final class QueueKeys {
 
-    private static final String[] SHARD_KEY_NAMES = { "due", "run", "jobs", "dead", "err", "seq", "cron", "ix" };
+    private static final String[] SHARD_KEY_NAMES = { "due", "run", "jobs", "dead", "err", "seq", "cron", "ix",
+            "claims" };
     private static final MessageDigest SHA1;
 
     static {

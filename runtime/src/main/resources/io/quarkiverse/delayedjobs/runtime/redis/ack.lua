@@ -1,6 +1,6 @@
 -- Records successful deliveries: removes each job, or re-arms a recurring one at its next occurrence.
 -- A job whose fencing token is no longer the given one (cancelled, replaced or claimed again) is left alone.
--- KEYS: the eight keys of the shard (see common.lua)
+-- KEYS: the nine keys of the shard (see common.lua)
 -- ARGV: 1 wake channel, 2 shard index, then triples: job id, token, next due in ms ('' to remove the job)
 -- Returns the number of jobs acknowledged.
 return acknowledge(3, ARGV[1], ARGV[2])

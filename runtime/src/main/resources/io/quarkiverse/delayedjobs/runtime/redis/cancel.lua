@@ -1,5 +1,5 @@
 -- Removes a pending, running or dead job. A running delivery of it can no longer ack, retry or renew it.
--- KEYS: the eight keys of the job's shard (see common.lua)
+-- KEYS: the nine keys of the job's shard (see common.lua)
 -- ARGV: 1 job id
 -- Returns 1 when a job was removed, 0 when no job had that id.
 local id = ARGV[1]

@@ -1,10 +1,10 @@
 -- Records the given successful deliveries (as ack.lua does), then claims due jobs of the shard: jobs whose lease ran
 -- out first (their worker died), then pending jobs due by this server's clock. Each claimed job gets a new fencing
--- token, one more attempt and a lease: its envelope goes to 'jobs' and its id to 'run' with the lease end as score.
--- A plain job whose lease ran out on its last allowed attempt goes to the dead letters instead. Carrying the acks
--- saves a call per batch, and the commands are multi-member where the keys allow: a call costs little more for 30
--- jobs than for one.
--- KEYS: the eight keys of the shard (see common.lua)
+-- token and one more attempt, and its envelope goes to 'jobs'; the call's claim gets one lease for all its jobs (see
+-- common.lua). A plain job whose lease ran out on its last allowed attempt goes to the dead letters instead.
+-- Carrying the acks saves a call per batch, and the commands are multi-member where the keys allow: a call costs
+-- little more for 30 jobs than for one.
+-- KEYS: the nine keys of the shard (see common.lua)
 -- ARGV: 1 most jobs to claim, 2 lease in ms, 3 max attempts, 4 most dead letters of the shard,
 --       5 dead-letter retention in ms, 6 wake channel, 7 shard index, then triples to acknowledge: job id, token,
 --       next due in ms of a recurring job ('' to remove the job)
@@ -28,14 +28,14 @@ end
 local hasCron = redis.call('EXISTS', KEYS[7]) == 1
 local batch = nil
 local claimed = 0
--- Claims jobs given as parallel lists (id, due, attempts before this claim, payload): new envelopes in one HSET,
--- leases in one ZADD.
+local claimedIds = {}
+-- Claims jobs given as parallel lists (id, due, attempts before this claim, payload): new envelopes in one HSET.
 local function claim(ids, dues, attempts, payloads, expired)
   if #ids == 0 then
     return
   end
   local crons = hasCron and redis.call('HMGET', KEYS[7], unpack(ids)) or {}
-  local fields, leases = {}, {}
+  local fields = {}
   for k, id in ipairs(ids) do
     -- A recurring job is never buried: its worker sees the attempt past the limit and arms the next occurrence.
     if expired and attempts[k] >= maxAttempts and not crons[k] then
@@ -46,12 +46,11 @@ local function claim(ids, dues, attempts, payloads, expired)
       -- Numbers become text through decimal(): Lua's own number-to-text conversion is a costly floating-point print.
       batch = batch or decimal(redis.call('INCR', KEYS[6]))
       claimed = claimed + 1
+      claimedIds[claimed] = id
       local attempt = attempts[k] + 1
       local token = batch .. '.' .. decimal(claimed)
       fields[#fields + 1] = id
       fields[#fields + 1] = dues[k] .. '|' .. decimal(attempt) .. '|' .. token .. '|' .. payloads[k]
-      leases[#leases + 1] = leaseEnd
-      leases[#leases + 1] = id
       local n = #out
       out[n + 1] = id
       out[n + 2] = token
@@ -63,23 +62,38 @@ local function claim(ids, dues, attempts, payloads, expired)
   end
   if #fields > 0 then
     redis.call('HSET', KEYS[3], unpack(fields))
-    redis.call('ZADD', KEYS[2], unpack(leases))
   end
 end
 
--- Jobs whose lease ran out: their envelopes are in 'jobs'.
-local ids, dues, attempts, payloads = {}, {}, {}, {}
-local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', decimal(now), 'LIMIT', '0', ARGV[1])
-if #expired > 0 then
-  local envs = redis.call('HMGET', KEYS[3], unpack(expired))
-  for k, id in ipairs(expired) do
-    if envs[k] then
-      local due, attempt, _, payload = string.match(envs[k], ENVELOPE)
-      ids[#ids + 1], dues[#ids + 1], attempts[#ids + 1], payloads[#ids + 1] = id, due, tonumber(attempt), payload
-    else
-      -- No envelope (a hand edit): nothing to run.
-      redis.call('ZREM', KEYS[2], id)
+-- Claims whose lease ran out (their worker died): their jobs still running, those whose envelope has a token of the
+-- claim, are claimed again. A claim with more of them than this call takes keeps the rest for the next call.
+for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', decimal(now), 'LIMIT', '0', '10')) do
+  if claimed >= limit then
+    break
+  end
+  local joined = redis.call('HGET', KEYS[9], old .. ':ids')
+  local oldIds = joined and splitIds(joined) or {}
+  local envs = #oldIds > 0 and redis.call('HMGET', KEYS[3], unpack(oldIds)) or {}
+  local prefix = old .. '.'
+  local ids, dues, attempts, payloads, rest = {}, {}, {}, {}, {}
+  for k, id in ipairs(oldIds) do
+    local env = envs[k]
+    if env then
+      local due, attempt, token, payload = string.match(env, ENVELOPE)
+      if string.sub(token, 1, #prefix) == prefix then
+        if claimed + #ids < limit then
+          ids[#ids + 1], dues[#ids + 1], attempts[#ids + 1], payloads[#ids + 1] = id, due, tonumber(attempt), payload
+        else
+          rest[#rest + 1] = id
+        end
+      end
     end
+  end
+  if #rest > 0 then
+    redis.call('HSET', KEYS[9], old, decimal(#rest), old .. ':ids', table.concat(rest, ID_SEPARATOR))
+  else
+    redis.call('HDEL', KEYS[9], old, old .. ':ids')
+    redis.call('ZREM', KEYS[2], old)
   end
   claim(ids, dues, attempts, payloads, true)
 end
@@ -89,7 +103,7 @@ if claimed < limit then
   local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. scoreText(now + 1, 0), 'WITHSCORES', 'LIMIT', '0',
       decimal(limit - claimed))
   if #due > 0 then
-    ids, dues, attempts, payloads = {}, {}, {}, {}
+    local ids, dues, attempts, payloads = {}, {}, {}, {}
     -- Jobs due at once are often due at the same millisecond, and they come in the order of their time: the text of
     -- a time is made once for a run of them.
     local lastTime, lastText = nil, nil
@@ -108,6 +122,11 @@ if claimed < limit then
     redis.call('ZREMRANGEBYRANK', KEYS[1], '0', decimal(#due / 2 - 1))
     claim(ids, dues, attempts, payloads, false)
   end
+end
+
+if claimed > 0 then
+  redis.call('HSET', KEYS[9], batch, decimal(claimed), batch .. ':ids', table.concat(claimedIds, ID_SEPARATOR))
+  redis.call('ZADD', KEYS[2], leaseEnd, batch)
 end
 
 local headDue = earliestPending()

@@ -1,11 +1,16 @@
 -- The functions every script shares: each script is this file's text followed by the operation's own file.
--- KEYS: 1 due, 2 run, 3 jobs, 4 dead, 5 err, 6 seq, 7 cron, 8 ix (the keys of the shard; 'ix' names the prefix of
---       the shard's index hashes 'ix:0' .. 'ix:255')
+-- KEYS: 1 due, 2 run, 3 jobs, 4 dead, 5 err, 6 seq, 7 cron, 8 ix, 9 claims (the keys of the shard; 'ix' names the
+--       prefix of the shard's index hashes 'ix:0' .. 'ix:255')
 --
 -- A pending job is stored compactly, since a queue may hold millions of them: one member of 'due' holding its id and
 -- payload, scored by the time it runs next, plus a field of one small index hash (id -> that time) that finds the
 -- member from the id. Each index hash holds 1/256 of the shard's pending jobs, so that it stays listpack-encoded
 -- (a few bytes per field). Running and dead jobs keep an envelope 'due|attempts|token|payload' in 'jobs'.
+--
+-- A claim (one call of claim.lua) has one lease for all its jobs: its number in 'run', scored by the time the lease
+-- ends, and in 'claims' the number of its jobs still running ('<n>') and their ids ('<n>:ids', joined by the byte
+-- 0xFF, which no UTF-8 text holds: ids are UTF-8 text, and checking that here would cost every job). A job's token is '<n>.<k>'. Leasing the claim rather than each job
+-- spares a sorted-set write per job on the way in and on the way out.
 --
 -- Member: two bytes of id length (high bit set when due and attempts follow), the id, then either the payload, or
 -- 'due|attempts|' and the payload for a job whose due time is not its score or that ran before (a retry, a release).
@@ -20,6 +25,7 @@ local ENVELOPE = '^(%d+)|(%d+)|([^|]*)|(.*)$'
 local ENVELOPE_TOKEN = '^%d+|%d+|([^|]*)|'
 -- From 2^45 ms on (the year 3084) the score is 256 * time alone: a double holds whole numbers exactly up to 2^53.
 local BUCKET_LIMIT = 35184372088832
+local ID_SEPARATOR = '\255'
 
 -- The text of a whole number. Lua's own conversion prints a float; string.format('%d') is exact but costs about as
 -- much as a redis.call, so the single digits (attempts, most counters) come from a table. Arguments of redis.call
@@ -129,14 +135,50 @@ local function removePending(id, member)
   redis.call('HDEL', indexKey(bucketOf(id)), id)
 end
 
--- Removes what a running or dead job keeps: its envelope, its lease and its dead-letter entry. Returns whether the job
--- had an envelope.
+-- The claim number of a token ('<n>.<k>'), or nil for the empty token of a dead letter.
+local function claimOf(token)
+  return string.match(token, '^(%d+)%.')
+end
+
+-- Counts jobs of claims as ended (acknowledged, retried, handed back, cancelled, replaced): 'ended' maps claim numbers
+-- to how many of their jobs ended. A claim with no running job left loses its lease and its record.
+local function endClaimed(ended)
+  for claim, n in pairs(ended) do
+    local left = redis.call('HINCRBY', KEYS[9], claim, '-' .. decimal(n))
+    if left <= 0 then
+      redis.call('HDEL', KEYS[9], claim, claim .. ':ids')
+      redis.call('ZREM', KEYS[2], claim)
+    end
+  end
+end
+
+-- Ends the claim of one running job, given its token.
+local function endClaimedJob(token)
+  local claim = claimOf(token)
+  if claim then
+    endClaimed({[claim] = 1})
+  end
+end
+
+-- The ids of a claim ('<n>:ids' in 'claims').
+local function splitIds(joined)
+  local ids = {}
+  for id in string.gmatch(joined, '[^' .. ID_SEPARATOR .. ']+') do
+    ids[#ids + 1] = id
+  end
+  return ids
+end
+
+-- Removes what a running or dead job keeps: its envelope, its place in its claim and its dead-letter entry. Returns
+-- whether the job had an envelope.
 local function dropEnvelope(id)
-  if redis.call('HDEL', KEYS[3], id) == 0 then
+  local env = redis.call('HGET', KEYS[3], id)
+  if not env then
     return false
   end
-  redis.call('ZREM', KEYS[2], id)
+  redis.call('HDEL', KEYS[3], id)
   redis.call('ZREM', KEYS[4], id)
+  endClaimedJob(string.match(env, ENVELOPE_TOKEN))
   return true
 end
 
@@ -161,9 +203,9 @@ local function forget(id)
   redis.call('HDEL', KEYS[7], id)
 end
 
--- Moves a claimed job to the dead letters, then prunes those past the retention and the oldest beyond the share.
+-- Moves a claimed job to the dead letters, then prunes those past the retention and the oldest beyond the share. The
+-- caller ends the job's claim.
 local function bury(id, envelope, error, now, share, retention)
-  redis.call('ZREM', KEYS[2], id)
   redis.call('HSET', KEYS[3], id, envelope)
   redis.call('HSET', KEYS[5], id, error)
   redis.call('ZADD', KEYS[4], decimal(now), id)
@@ -189,12 +231,22 @@ local function acknowledge(first, channel, shard)
     ids[#ids + 1] = ARGV[i]
   end
   local envs = redis.call('HMGET', KEYS[3], unpack(ids))
-  local done, gone = {}, {}
+  local done, gone, ended = {}, {}, {}
+  -- Acks come mostly in runs of one claim: its number is read from a token once for the run.
+  local claim, prefix = nil, nil
   for k, id in ipairs(ids) do
     local i = first + 3 * (k - 1)
     local env = envs[k]
-    if env and string.match(env, ENVELOPE_TOKEN) == ARGV[i + 1] then
+    local token = ARGV[i + 1]
+    if env and string.match(env, ENVELOPE_TOKEN) == token then
       done[#done + 1] = id
+      if not prefix or string.find(token, prefix, 1, true) ~= 1 then
+        claim = claimOf(token)
+        prefix = claim and claim .. '.'
+      end
+      if claim then
+        ended[claim] = (ended[claim] or 0) + 1
+      end
       if ARGV[i + 2] == '' then
         gone[#gone + 1] = id
       else
@@ -205,8 +257,8 @@ local function acknowledge(first, channel, shard)
     end
   end
   if #done > 0 then
-    redis.call('ZREM', KEYS[2], unpack(done))
     redis.call('HDEL', KEYS[3], unpack(done))
+    endClaimed(ended)
     if redis.call('EXISTS', KEYS[5]) == 1 then
       redis.call('HDEL', KEYS[5], unpack(done))
     end

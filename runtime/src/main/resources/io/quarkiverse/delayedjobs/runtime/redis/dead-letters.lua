@@ -1,5 +1,5 @@
 -- Lists the dead letters of one shard, newest first.
--- KEYS: the eight keys of the shard (see common.lua)
+-- KEYS: the nine keys of the shard (see common.lua)
 -- ARGV: 1 most dead letters to list
 -- Returns {id, died at in ms, envelope, last error, cron or nil, id, ...}.
 local out = {}

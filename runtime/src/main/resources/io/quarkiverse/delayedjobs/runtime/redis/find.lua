@@ -1,15 +1,16 @@
 -- Reads one job.
--- KEYS: the eight keys of the job's shard (see common.lua)
+-- KEYS: the nine keys of the job's shard (see common.lua)
 -- ARGV: 1 job id
 -- Returns nil when no job has that id, else {state, envelope, last error or nil, cron or nil, score} where state is
 -- PENDING, RUNNING or DEAD and score is when a pending job runs next (a retry's time), the lease end of a running one,
--- the time a dead one died (ms). A pending job's envelope is built from its member, with an empty token.
+-- the time a dead one died (ms). A pending job's envelope is built from its member, with an empty token. A running job
+-- is one with an envelope that is not a dead letter; the lease is its claim's.
 local id = ARGV[1]
 local state, env, score = nil, redis.call('HGET', KEYS[3], id), nil
 if env then
-  state, score = 'RUNNING', redis.call('ZSCORE', KEYS[2], id)
+  state, score = 'DEAD', redis.call('ZSCORE', KEYS[4], id)
   if not score then
-    state, score = 'DEAD', redis.call('ZSCORE', KEYS[4], id)
+    state, score = 'RUNNING', redis.call('ZSCORE', KEYS[2], claimOf(string.match(env, ENVELOPE_TOKEN)) or '')
   end
 else
   local member, runAt = findPending(id)

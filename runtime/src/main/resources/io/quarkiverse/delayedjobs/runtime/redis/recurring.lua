@@ -1,6 +1,6 @@
 -- Creates or updates a recurring job. The same schedule and payload again leave the armed occurrence alone, so every
 -- instance can register its static schedules at startup; a changed one replaces the old one at once.
--- KEYS: the eight keys of the job's shard (see common.lua)
+-- KEYS: the nine keys of the job's shard (see common.lua)
 -- ARGV: 1 job id, 2 payload (JSON text), 3 schedule 'misfire|zone|expression', 4 first occurrence in ms (used when
 --       the job is created or changed), 5 wake channel, 6 shard index
 -- Returns {result, due}: result is CREATED, REPLACED or KEPT; due is the occurrence the job is armed at (ms).

@@ -1,6 +1,6 @@
 -- Hands back jobs a worker claimed but did not start (graceful shutdown): each is pending again at its due time,
 -- and the claim does not count as an attempt.
--- KEYS: the eight keys of the shard (see common.lua)
+-- KEYS: the nine keys of the shard (see common.lua)
 -- ARGV: 1 wake channel, 2 shard index, then pairs: job id, token
 -- Returns the number of jobs handed back.
 local released = 0
@@ -12,8 +12,8 @@ for i = 3, #ARGV, 2 do
     if token == ARGV[i + 1] then
       released = released + 1
       due = tonumber(due)
-      redis.call('ZREM', KEYS[2], id)
       redis.call('HDEL', KEYS[3], id)
+      endClaimedJob(token)
       wakeIfEarliest(addPending(id, payload, due, due, math.max(0, tonumber(attempts) - 1)), due, ARGV[1], ARGV[2])
     end
   end

@@ -1,5 +1,5 @@
--- Extends the leases of running jobs whose fencing token is still current.
--- KEYS: the eight keys of the shard (see common.lua)
+-- Extends the leases of the claims of running jobs whose fencing token is still current.
+-- KEYS: the nine keys of the shard (see common.lua)
 -- ARGV: 1 lease in ms, then pairs: job id, token
 -- Returns the tokens of the claims that are lost (job cancelled, replaced or claimed by another worker).
 if #ARGV < 3 then
@@ -11,17 +11,21 @@ for i = 2, #ARGV, 2 do
   ids[#ids + 1] = ARGV[i]
 end
 local envs = redis.call('HMGET', KEYS[3], unpack(ids))
-local leases, lost = {}, {}
+local claims, lost = {}, {}
 for k, id in ipairs(ids) do
   local token = ARGV[2 * k + 1]
   if envs[k] and string.match(envs[k], ENVELOPE_TOKEN) == token then
-    leases[#leases + 1] = leaseEnd
-    leases[#leases + 1] = id
+    claims[claimOf(token)] = true
   else
     lost[#lost + 1] = token
   end
 end
+local leases = {}
+for claim in pairs(claims) do
+  leases[#leases + 1] = leaseEnd
+  leases[#leases + 1] = claim
+end
 if #leases > 0 then
-  redis.call('ZADD', KEYS[2], unpack(leases))
+  redis.call('ZADD', KEYS[2], 'XX', unpack(leases))
 end
 return lost

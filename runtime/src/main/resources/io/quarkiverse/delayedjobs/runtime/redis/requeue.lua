@@ -1,5 +1,5 @@
 -- Moves a dead letter back to the pending jobs, due now, with its attempts reset.
--- KEYS: the eight keys of the job's shard (see common.lua)
+-- KEYS: the nine keys of the job's shard (see common.lua)
 -- ARGV: 1 job id, 2 wake channel, 3 shard index
 -- Returns 1 when a dead letter was requeued, 0 when no dead letter had that id.
 local id = ARGV[1]

@@ -1,5 +1,5 @@
 -- Moves the due time of a pending job. Running and dead jobs are not moved.
--- KEYS: the eight keys of the job's shard (see common.lua)
+-- KEYS: the nine keys of the job's shard (see common.lua)
 -- ARGV: 1 job id, 2 due time in ms since the epoch ('at') or delay in ms ('in'), 3 'at' | 'in',
 --       4 wake channel, 5 shard index
 -- Returns 1 when the job was moved, 0 when no pending job had that id.

@@ -2,7 +2,7 @@
 -- its last attempt or cannot be retried. Does nothing when the fencing token is no longer the given one.
 -- A recurring job is never dead-lettered: when it cannot be retried before its next occurrence, that occurrence is
 -- armed instead.
--- KEYS: the eight keys of the shard (see common.lua)
+-- KEYS: the nine keys of the shard (see common.lua)
 -- ARGV: 1 job id, 2 token, 3 retry delay in ms, 4 error text, 5 max attempts, 6 most dead letters of the shard,
 --       7 dead-letter retention in ms, 8 'retry' | 'dead' (dead: no retry, e.g. an unreadable payload),
 --       9 wake channel, 10 shard index, 11 next occurrence in ms of a recurring job, or ''
@@ -21,20 +21,21 @@ local now = serverNow()
 local gaveUp = ARGV[8] == 'dead' or tonumber(attempts) >= tonumber(ARGV[5])
 if ARGV[11] ~= '' and (gaveUp or now + tonumber(ARGV[3]) >= tonumber(ARGV[11])) then
   local nextDue = tonumber(ARGV[11])
-  redis.call('ZREM', KEYS[2], id)
   redis.call('HDEL', KEYS[3], id)
+  endClaimedJob(token)
   redis.call('HSET', KEYS[5], id, ARGV[4])
   wakeIfEarliest(addPending(id, payload, nextDue, nextDue, 0), nextDue, ARGV[9], ARGV[10])
   return {3, nextDue}
 end
 if gaveUp then
   bury(id, due .. '|' .. attempts .. '||' .. payload, ARGV[4], now, tonumber(ARGV[6]), tonumber(ARGV[7]))
+  endClaimedJob(token)
   return {2, now}
 end
 local at = now + tonumber(ARGV[3])
 -- The job keeps its original due time: lateness and JobContext.dueAt() refer to it.
-redis.call('ZREM', KEYS[2], id)
 redis.call('HDEL', KEYS[3], id)
+endClaimedJob(token)
 redis.call('HSET', KEYS[5], id, ARGV[4])
 wakeIfEarliest(addPending(id, payload, at, tonumber(due), tonumber(attempts)), at, ARGV[9], ARGV[10])
 return {1, at}

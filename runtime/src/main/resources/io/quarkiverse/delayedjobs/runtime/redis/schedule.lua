@@ -1,6 +1,6 @@
 -- Stores jobs of one shard, each applying its conflict policy when a pending or running job has the same id. One call
 -- may carry many jobs, handled in order: a producer sending many at once pays the script call once.
--- KEYS: the eight keys of the shard (see common.lua)
+-- KEYS: the nine keys of the shard (see common.lua)
 -- ARGV: 1 wake channel, 2 shard index, then for each job six values: job id, payload (JSON text), due time in ms
 --       since the epoch ('at') or delay in ms ('in'), 'at' | 'in' (a delay is measured from this server's clock),
 --       KEEP | REPLACE | KEEP_EARLIER | KEEP_LATER, the id's bucket as the producer computed it ('' to compute it

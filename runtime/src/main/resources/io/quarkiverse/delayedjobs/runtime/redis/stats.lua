@@ -1,6 +1,7 @@
 -- Counts the jobs of one shard.
--- KEYS: the eight keys of the shard (see common.lua)
+-- KEYS: the nine keys of the shard (see common.lua)
 -- ARGV: none
 -- Returns {pending, running, dead, earliest pending due time in ms or -1, now in ms}.
-return {redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[4]),
-  earliestPending() or -1, serverNow()}
+-- Running jobs are those with an envelope that are not dead letters.
+local dead = redis.call('ZCARD', KEYS[4])
+return {redis.call('ZCARD', KEYS[1]), redis.call('HLEN', KEYS[3]) - dead, dead, earliestPending() or -1, serverNow()}
