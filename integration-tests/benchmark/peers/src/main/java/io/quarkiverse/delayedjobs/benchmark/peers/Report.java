@@ -41,6 +41,10 @@ public final class Report {
     private static final String US = "quarkus";
     private static final List<String> PEERS = List.of("bullmq", "redisson", "raw");
     private static final List<String> SYSTEMS = List.of(US, "bullmq", "redisson", "raw");
+    /** Under the targets of both reports: the findings explain what the table cannot. */
+    private static final String FINDINGS_NOTE = "Where the time goes for a target not met, what was measured and tried,"
+            + " and what would reach it: `integration-tests/benchmark/FINDINGS.md` in the repository, one section per"
+            + " round of engine work.";
     private static final String[] IMAGES = { "benchmark-throughput.png", "benchmark-lateness.png",
             "benchmark-redis-cpu.png", "benchmark-memory.png", "benchmark-scale.png" };
 
@@ -539,6 +543,7 @@ public final class Report {
                 + " commands and CPU. Redis CPU = redis-server user + system time over the phase ÷ jobs.\n\n");
         md.append("## Targets (issue 4)\n\n");
         md.append(markdownTable(List.of("Workload", "Target", "Measured (median)", "Status"), targets()));
+        md.append("\n").append(FINDINGS_NOTE).append("\n");
         md.append("\n## Spread over the runs (run 1 / run 2 / ...; a dash: no result in that run, see its log)\n\n");
         md.append(markdownTable(List.of("Figure", "System", "Runs"), spreadRows()));
         md.append("\n## Where Redis spends its time (commandstats of the first run, per job)\n\n");
@@ -619,6 +624,7 @@ public final class Report {
         adoc.append("image::benchmark-scale.png[Claim rate against pending jobs]\n\n");
         adoc.append("== Targets\n\n");
         adoc.append(asciidocTable("2,3,4,1", List.of("Workload", "Target", "Measured (median)", "Status"), targets()));
+        adoc.append("\n").append(FINDINGS_NOTE).append("\n");
         adoc.append("\n== Spread over the runs\n\nEach run's value (run 1 / run 2 / ...) of the figures that move most"
                 + " with the load of the machine; compare with the load table below. A dash marks a run that left no"
                 + " result (its log in the results folder says why).\n\n");
