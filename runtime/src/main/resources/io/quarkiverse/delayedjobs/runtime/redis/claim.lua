@@ -12,7 +12,8 @@
 -- next the earliest time left in 'due' or 'run' (ms), or -1 when both are empty; cron is '' for a plain job.
 local now = serverNow()
 local limit = tonumber(ARGV[1])
-local leaseEnd = decimal(now + tonumber(ARGV[2]))
+local leaseEndMs = now + tonumber(ARGV[2])
+local leaseEnd = decimal(leaseEndMs)
 local maxAttempts = tonumber(ARGV[3])
 local out = {now, -1}
 
@@ -65,9 +66,17 @@ local function claim(ids, dues, attempts, payloads, expired)
   end
 end
 
+-- The earliest lease end, read once: unless a lease ran out, the only later change to 'run' is this call's lease.
+local headRun = redis.call('ZRANGE', KEYS[2], '0', '0', 'WITHSCORES')[2]
+headRun = headRun and tonumber(headRun)
+local expiredClaims = {}
+if headRun and headRun <= now then
+  expiredClaims = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', decimal(now), 'LIMIT', '0', '10')
+end
+
 -- Claims whose lease ran out (their worker died): their jobs still running, those whose envelope has a token of the
 -- claim, are claimed again. A claim with more of them than this call takes keeps the rest for the next call.
-for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', decimal(now), 'LIMIT', '0', '10')) do
+for _, old in ipairs(expiredClaims) do
   if claimed >= limit then
     break
   end
@@ -124,14 +133,17 @@ if claimed < limit then
   end
 end
 
+if #expiredClaims > 0 then
+  headRun = redis.call('ZRANGE', KEYS[2], '0', '0', 'WITHSCORES')[2]
+  headRun = headRun and tonumber(headRun)
+end
 if claimed > 0 then
   redis.call('HSET', KEYS[9], batch, decimal(claimed), batch .. ':ids', table.concat(claimedIds, ID_SEPARATOR))
   redis.call('ZADD', KEYS[2], leaseEnd, batch)
+  headRun = math.min(headRun or leaseEndMs, leaseEndMs)
 end
 
 local headDue = earliestPending()
-local headRun = redis.call('ZRANGE', KEYS[2], '0', '0', 'WITHSCORES')[2]
-headRun = headRun and tonumber(headRun)
 if headDue and headRun then
   out[2] = math.min(headDue, headRun)
 elseif headDue or headRun then
