@@ -9,8 +9,8 @@
 --
 -- A claim (one call of claim.lua) has one lease for all its jobs: its number in 'run', scored by the time the lease
 -- ends, and in 'claims' the number of its jobs still running ('<n>') and their ids ('<n>:ids', joined by the byte
--- 0xFF, which no UTF-8 text holds: ids are UTF-8 text, and checking that here would cost every job). A job's token is '<n>.<k>'. Leasing the claim rather than each job
--- spares a sorted-set write per job on the way in and on the way out.
+-- 0xFF, which no UTF-8 text holds: ids are UTF-8 text, and checking that here would cost every job). A job's token
+-- is '<n>.<k>'. Leasing the claim rather than each job spares a sorted-set write per job on the way in and out.
 --
 -- Member: two bytes of id length (high bit set when due and attempts follow), the id, then either the payload, or
 -- 'due|attempts|' and the payload for a job whose due time is not its score or that ran before (a retry, a release).

@@ -15,7 +15,10 @@ local claims, lost = {}, {}
 for k, id in ipairs(ids) do
   local token = ARGV[2 * k + 1]
   if envs[k] and string.match(envs[k], ENVELOPE_TOKEN) == token then
-    claims[claimOf(token)] = true
+    local claim = claimOf(token)
+    if claim then
+      claims[claim] = true
+    end
   else
     lost[#lost + 1] = token
   end
