@@ -66,9 +66,14 @@ local function claim(ids, dues, attempts, payloads, expired)
   end
 end
 
--- The earliest lease end, read once: unless a lease ran out, the only later change to 'run' is this call's lease.
-local headRun = redis.call('ZRANGE', KEYS[2], '0', '0', 'WITHSCORES')[2]
-headRun = headRun and tonumber(headRun)
+-- The earliest lease end in 'run', or nil.
+local function earliestLease()
+  local head = redis.call('ZRANGE', KEYS[2], '0', '0', 'WITHSCORES')[2]
+  return head and tonumber(head)
+end
+
+-- Read once: unless a lease ran out, the only later change to 'run' is this call's lease.
+local headRun = earliestLease()
 local expiredClaims = {}
 if headRun and headRun <= now then
   expiredClaims = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', decimal(now), 'LIMIT', '0', '10')
@@ -83,13 +88,12 @@ for _, old in ipairs(expiredClaims) do
   local joined = redis.call('HGET', KEYS[9], old .. ':ids')
   local oldIds = joined and splitIds(joined) or {}
   local envs = #oldIds > 0 and redis.call('HMGET', KEYS[3], unpack(oldIds)) or {}
-  local prefix = old .. '.'
   local ids, dues, attempts, payloads, rest = {}, {}, {}, {}, {}
   for k, id in ipairs(oldIds) do
     local env = envs[k]
     if env then
       local due, attempt, token, payload = string.match(env, ENVELOPE)
-      if string.sub(token, 1, #prefix) == prefix then
+      if claimOf(token) == old then
         if claimed + #ids < limit then
           ids[#ids + 1], dues[#ids + 1], attempts[#ids + 1], payloads[#ids + 1] = id, due, tonumber(attempt), payload
         else
@@ -99,10 +103,9 @@ for _, old in ipairs(expiredClaims) do
     end
   end
   if #rest > 0 then
-    redis.call('HSET', KEYS[9], old, decimal(#rest), old .. ':ids', table.concat(rest, ID_SEPARATOR))
+    recordClaim(old, rest)
   else
-    redis.call('HDEL', KEYS[9], old, old .. ':ids')
-    redis.call('ZREM', KEYS[2], old)
+    forgetClaim(old)
   end
   claim(ids, dues, attempts, payloads, true)
 end
@@ -134,11 +137,10 @@ if claimed < limit then
 end
 
 if #expiredClaims > 0 then
-  headRun = redis.call('ZRANGE', KEYS[2], '0', '0', 'WITHSCORES')[2]
-  headRun = headRun and tonumber(headRun)
+  headRun = earliestLease()
 end
 if claimed > 0 then
-  redis.call('HSET', KEYS[9], batch, decimal(claimed), batch .. ':ids', table.concat(claimedIds, ID_SEPARATOR))
+  recordClaim(batch, claimedIds)
   redis.call('ZADD', KEYS[2], leaseEnd, batch)
   headRun = math.min(headRun or leaseEndMs, leaseEndMs)
 end

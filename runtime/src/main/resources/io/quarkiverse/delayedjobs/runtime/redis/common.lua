@@ -140,14 +140,23 @@ local function claimOf(token)
   return string.match(token, '^(%d+)%.')
 end
 
+-- Writes the record of a claim: the count of its running jobs and their ids.
+local function recordClaim(claim, ids)
+  redis.call('HSET', KEYS[9], claim, decimal(#ids), claim .. ':ids', table.concat(ids, ID_SEPARATOR))
+end
+
+-- Deletes a claim's lease and record.
+local function forgetClaim(claim)
+  redis.call('HDEL', KEYS[9], claim, claim .. ':ids')
+  redis.call('ZREM', KEYS[2], claim)
+end
+
 -- Counts jobs of claims as ended (acknowledged, retried, handed back, cancelled, replaced): 'ended' maps claim numbers
 -- to how many of their jobs ended. A claim with no running job left loses its lease and its record.
 local function endClaimed(ended)
   for claim, n in pairs(ended) do
-    local left = redis.call('HINCRBY', KEYS[9], claim, '-' .. decimal(n))
-    if left <= 0 then
-      redis.call('HDEL', KEYS[9], claim, claim .. ':ids')
-      redis.call('ZREM', KEYS[2], claim)
+    if redis.call('HINCRBY', KEYS[9], claim, '-' .. decimal(n)) <= 0 then
+      forgetClaim(claim)
     end
   end
 end
@@ -169,6 +178,12 @@ local function splitIds(joined)
   return ids
 end
 
+-- Ends a running job: deletes its envelope and takes it off its claim.
+local function endRunning(id, token)
+  redis.call('HDEL', KEYS[3], id)
+  endClaimedJob(token)
+end
+
 -- Removes what a running or dead job keeps: its envelope, its place in its claim and its dead-letter entry. Returns
 -- whether the job had an envelope.
 local function dropEnvelope(id)
@@ -176,9 +191,8 @@ local function dropEnvelope(id)
   if not env then
     return false
   end
-  redis.call('HDEL', KEYS[3], id)
   redis.call('ZREM', KEYS[4], id)
-  endClaimedJob(string.match(env, ENVELOPE_TOKEN))
+  endRunning(id, string.match(env, ENVELOPE_TOKEN))
   return true
 end
 

@@ -12,8 +12,7 @@ for i = 3, #ARGV, 2 do
     if token == ARGV[i + 1] then
       released = released + 1
       due = tonumber(due)
-      redis.call('HDEL', KEYS[3], id)
-      endClaimedJob(token)
+      endRunning(id, token)
       wakeIfEarliest(addPending(id, payload, due, due, math.max(0, tonumber(attempts) - 1)), due, ARGV[1], ARGV[2])
     end
   end

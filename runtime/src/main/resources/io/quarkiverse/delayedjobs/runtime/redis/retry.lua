@@ -21,8 +21,7 @@ local now = serverNow()
 local gaveUp = ARGV[8] == 'dead' or tonumber(attempts) >= tonumber(ARGV[5])
 if ARGV[11] ~= '' and (gaveUp or now + tonumber(ARGV[3]) >= tonumber(ARGV[11])) then
   local nextDue = tonumber(ARGV[11])
-  redis.call('HDEL', KEYS[3], id)
-  endClaimedJob(token)
+  endRunning(id, token)
   redis.call('HSET', KEYS[5], id, ARGV[4])
   wakeIfEarliest(addPending(id, payload, nextDue, nextDue, 0), nextDue, ARGV[9], ARGV[10])
   return {3, nextDue}
@@ -34,8 +33,7 @@ if gaveUp then
 end
 local at = now + tonumber(ARGV[3])
 -- The job keeps its original due time: lateness and JobContext.dueAt() refer to it.
-redis.call('HDEL', KEYS[3], id)
-endClaimedJob(token)
+endRunning(id, token)
 redis.call('HSET', KEYS[5], id, ARGV[4])
 wakeIfEarliest(addPending(id, payload, at, tonumber(due), tonumber(attempts)), at, ARGV[9], ARGV[10])
 return {1, at}
