@@ -121,8 +121,9 @@ def drain(redis, jobs, per_call):
     sha = redis.call('SCRIPT', 'LOAD', script('claim.lua')).decode()
 
     def claim(shard, most, acks):
-        # ARGV: most jobs, lease ms, max attempts, most dead letters, retention ms, wake channel, shard, acks
-        args = keys(shard) + [most, 30000, 3, 100, 1000000, 'dj:{q}:wake', shard]
+        # ARGV: most jobs, lease ms, max attempts, most dead letters, retention ms, wake channel, shard, claim-ahead ms,
+        # most jobs claimed ahead, acks
+        args = keys(shard) + [most, 30000, 3, 100, 1000000, 'dj:{q}:wake', shard, 0, 0]
         for job_id, token in acks:
             args += [job_id, token, '']
         out = redis.call('EVALSHA', sha, len(KEY_NAMES), *args)

@@ -136,7 +136,8 @@ class Queue:
                         bucket)
 
     def cancel(self, job_id):
-        return self.run("cancel", job_id, job_id)
+        # The wake channel and shard let cancel revoke a job a worker claimed ahead of its due time.
+        return self.run("cancel", job_id, job_id, self.wake, self.shard_of(job_id))
 
     def find(self, job_id):
         return self.run("find", job_id, job_id)

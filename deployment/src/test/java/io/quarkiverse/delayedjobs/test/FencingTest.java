@@ -59,11 +59,12 @@ public class FencingTest {
     }
 
     static QueueSettings withLease(Duration lease) {
-        return new QueueSettings(8, lease, 32, 16, 10, Duration.ofSeconds(1), Duration.ofHours(1));
+        return new QueueSettings(8, lease, 32, 16, Duration.ZERO, 10, Duration.ofSeconds(1), Duration.ofHours(1));
     }
 
     List<Claimed> claim(QueueKeys keys, String id, Duration lease) throws Exception {
-        return store.claim(keys, keys.shardOf(id), 10, withLease(lease), List.of()).toCompletionStage().toCompletableFuture()
+        return store.claim(keys, keys.shardOf(id), 10, 0, 0, withLease(lease), List.of()).toCompletionStage()
+                .toCompletableFuture()
                 .get().jobs();
     }
 
@@ -128,11 +129,11 @@ public class FencingTest {
         // Once the lease ran out, only the two still running are claimed again, one per call here.
         QueueSettings oneAtATime = withLease(Duration.ofSeconds(30));
         List<Claimed> again = new ArrayList<>(await().atMost(WAIT)
-                .until(() -> get(store.claim(keys, shard, 1, oneAtATime, List.of())).jobs(), jobs -> !jobs.isEmpty()));
+                .until(() -> get(store.claim(keys, shard, 1, 0, 0, oneAtATime, List.of())).jobs(), jobs -> !jobs.isEmpty()));
         assertEquals(1, again.size());
-        again.addAll(get(store.claim(keys, shard, 1, oneAtATime, List.of())).jobs());
+        again.addAll(get(store.claim(keys, shard, 1, 0, 0, oneAtATime, List.of())).jobs());
         assertEquals(2, again.size(), "the job the first call could not take is left for the next");
-        assertEquals(List.of(), get(store.claim(keys, shard, 1, oneAtATime, List.of())).jobs());
+        assertEquals(List.of(), get(store.claim(keys, shard, 1, 0, 0, oneAtATime, List.of())).jobs());
         assertEquals(Set.of(first.get(3).id(), first.get(4).id()),
                 again.stream().map(Claimed::id).collect(Collectors.toSet()));
         assertTrue(again.stream().allMatch(c -> c.attempt() == 2));
@@ -156,10 +157,10 @@ public class FencingTest {
         Claimed done = claim(keys, "done", Duration.ofSeconds(30)).get(0);
         int shard = keys.shardOf("done");
         String stale = "0.0";
-        get(store.claim(keys, shard, 10, withLease(Duration.ofSeconds(30)),
+        get(store.claim(keys, shard, 10, 0, 0, withLease(Duration.ofSeconds(30)),
                 List.of(new Ack("done", stale, null))));
         assertEquals(JobInfo.State.RUNNING, scheduler.find("carried", "done").orElseThrow().state());
-        get(store.claim(keys, shard, 10, withLease(Duration.ofSeconds(30)),
+        get(store.claim(keys, shard, 10, 0, 0, withLease(Duration.ofSeconds(30)),
                 List.of(new Ack("done", done.token(), null))));
         assertTrue(scheduler.find("carried", "done").isEmpty());
         assertEquals(0, scheduler.stats("carried").running());

@@ -91,9 +91,10 @@ public class WorkerLeaseTest {
 
         scheduler.schedule("orphans", "orphan", null, Duration.ZERO);
         QueueKeys keys = store.queue("orphans").toCompletionStage().toCompletableFuture().get();
-        QueueSettings dyingWorker = new QueueSettings(8, Duration.ofSeconds(1), 32, 16, 10, Duration.ofSeconds(1),
+        QueueSettings dyingWorker = new QueueSettings(8, Duration.ofSeconds(1), 32, 16, Duration.ZERO, 10,
+                Duration.ofSeconds(1),
                 Duration.ofHours(1));
-        List<Claimed> claimed = store.claim(keys, keys.shardOf("orphan"), 10, dyingWorker, List.of()).toCompletionStage()
+        List<Claimed> claimed = store.claim(keys, keys.shardOf("orphan"), 10, 0, 0, dyingWorker, List.of()).toCompletionStage()
                 .toCompletableFuture().get().jobs();
         Instant claimedAt = Instant.now();
         assertEquals(List.of("orphan"), claimed.stream().map(Claimed::id).toList());

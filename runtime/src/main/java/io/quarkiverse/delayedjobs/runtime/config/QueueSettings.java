@@ -5,19 +5,22 @@ import java.time.Duration;
 /**
  * The effective settings of one queue: its overrides laid over the defaults, checked once.
  */
-public record QueueSettings(int shards, Duration lease, int batchSize, int concurrency, int maxAttempts,
-        Duration backoffInitial, Duration backoffMax) {
+public record QueueSettings(int shards, Duration lease, int batchSize, int concurrency, Duration claimAhead,
+        int maxAttempts, Duration backoffInitial, Duration backoffMax) {
+
+    /** Jobs held longer than this would wait in memory for no gain: a second already makes one claim cover many. */
+    private static final Duration MAX_CLAIM_AHEAD = Duration.ofSeconds(1);
 
     public static QueueSettings of(DelayedJobsRuntimeConfig config, String queue) {
         DelayedJobsRuntimeConfig.QueueDefaults d = config.defaults();
         DelayedJobsRuntimeConfig.QueueOverrides o = config.queues().get(queue);
         QueueSettings s = o == null
-                ? new QueueSettings(d.shards(), d.lease(), d.batchSize(), d.concurrency(), d.maxAttempts(),
-                        d.backoff().initial(), d.backoff().max())
+                ? new QueueSettings(d.shards(), d.lease(), d.batchSize(), d.concurrency(), d.claimAhead(),
+                        d.maxAttempts(), d.backoff().initial(), d.backoff().max())
                 : new QueueSettings(o.shards().orElse(d.shards()), o.lease().orElse(d.lease()),
                         o.batchSize().orElse(d.batchSize()), o.concurrency().orElse(d.concurrency()),
-                        o.maxAttempts().orElse(d.maxAttempts()), o.backoff().initial().orElse(d.backoff().initial()),
-                        o.backoff().max().orElse(d.backoff().max()));
+                        o.claimAhead().orElse(d.claimAhead()), o.maxAttempts().orElse(d.maxAttempts()),
+                        o.backoff().initial().orElse(d.backoff().initial()), o.backoff().max().orElse(d.backoff().max()));
         s.check(queue);
         return s;
     }
@@ -34,6 +37,10 @@ public record QueueSettings(int shards, Duration lease, int batchSize, int concu
             throw new IllegalArgumentException(
                     where + "batch-size, concurrency and max-attempts must be at least 1, were " + batchSize + ", "
                             + concurrency + ", " + maxAttempts);
+        }
+        if (claimAhead.isNegative() || claimAhead.compareTo(MAX_CLAIM_AHEAD) > 0) {
+            throw new IllegalArgumentException(
+                    where + "claim-ahead must be between 0 and " + MAX_CLAIM_AHEAD + ", was " + claimAhead);
         }
         if (backoffInitial.isNegative() || backoffMax.compareTo(backoffInitial) < 0) {
             throw new IllegalArgumentException(where + "backoff.initial must not be negative and backoff.max must be"

@@ -153,8 +153,10 @@ public class JobStore {
     }
 
     public Future<Boolean> cancel(String queue, String id) {
-        return queue(queue).compose(k -> run(Script.CANCEL, k.shard(k.shardOf(id)), List.of(id)))
-                .map(r -> r.toInteger() == 1);
+        return queue(queue).compose(k -> {
+            int shard = k.shardOf(id);
+            return run(Script.CANCEL, k.shard(shard), List.of(id, k.wakeChannel(), shard));
+        }).map(r -> r.toInteger() == 1);
     }
 
     public Future<Boolean> reschedule(String queue, String id, long dueOrDelayMs, boolean relative) {
@@ -257,11 +259,15 @@ public class JobStore {
     public record ClaimBatch(long nowMs, long nextMs, List<Claimed> jobs) {
     }
 
-    /** Acknowledges {@code acks} (successful deliveries of this shard), then claims up to {@code limit} due jobs. */
-    public Future<ClaimBatch> claim(QueueKeys k, int shard, int limit, QueueSettings settings, List<Ack> acks) {
-        List<Object> args = new ArrayList<>(7 + acks.size() * 3);
+    /**
+     * Acknowledges {@code acks} (successful deliveries of this shard), then claims up to {@code limit} due jobs and,
+     * when no more are due, up to {@code aheadLimit} jobs due within {@code aheadMs}.
+     */
+    public Future<ClaimBatch> claim(QueueKeys k, int shard, int limit, long aheadMs, int aheadLimit,
+            QueueSettings settings, List<Ack> acks) {
+        List<Object> args = new ArrayList<>(9 + acks.size() * 3);
         args.addAll(List.of(limit, settings.lease().toMillis(), settings.maxAttempts(), deadLettersPerShard(k),
-                config.deadLetter().retention().toMillis(), k.wakeChannel(), shard));
+                config.deadLetter().retention().toMillis(), k.wakeChannel(), shard, aheadMs, aheadLimit));
         addAcks(args, acks);
         return run(Script.CLAIM, k.shard(shard), args).map(r -> {
             List<Claimed> jobs = new ArrayList<>((r.size() - 2) / 6);

@@ -5,10 +5,12 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -37,6 +39,12 @@ import io.vertx.core.Vertx;
  * (at most {@code batch-size}), so that they never wait for Redis; slow handlers get no jobs claimed ahead, which
  * other instances could run meanwhile.
  * <p>
+ * It claims ahead in time too: a shard is claimed from a fifth of {@code claim-ahead} before its earliest job is due,
+ * taking the jobs due within {@code claim-ahead}, and each such job waits for its due time on a timer of its own
+ * (no further jobs are claimed ahead while {@code batch-size} of them wait). Jobs due one by one then cost one claim
+ * per stretch of time rather than one each. A job ended by a producer before it is due (cancelled, moved, replaced)
+ * is revoked on the wake channel and does not start.
+ * <p>
  * All state is confined to one event-loop context; handlers report back to it.
  */
 final class QueueWorker {
@@ -51,7 +59,10 @@ final class QueueWorker {
      */
     private static final int POLLS_PER_FULL_LOOK = 10;
     private static final int MAX_ERROR_LENGTH = 4000;
-    private static final long ACK_DELAY_MS = 20;
+    /** Long enough for acks to ride on the next claim of their shard when jobs are claimed ahead. */
+    private static final long ACK_DELAY_MS = 50;
+    /** A shard is claimed from this fraction of {@code claim-ahead} before its earliest job is due. */
+    private static final int LEAD_PER_CLAIM_AHEAD = 5;
     private static final long TOP_UP_DELAY_MS = 1;
     private static final double RUNNER_WORK_MS = 1;
 
@@ -69,6 +80,10 @@ final class QueueWorker {
     /** Claimed deliveries not handed back yet: those waiting for a handler and those whose handler runs. */
     private final Map<String, Delivery> running = new HashMap<>();
     private final Queue<Delivery> waiting = new ArrayDeque<>();
+    /** Of the claimed deliveries, those claimed ahead of their due time: the timers that start them. */
+    private final Map<String, Long> held = new HashMap<>();
+    /** Per shard, tokens revoked while a claim was under way: its answer may hold them, and must drop them. */
+    private final Map<Integer, Set<String>> revokedDuringClaim = new HashMap<>();
     /**
      * Averages (ms) that size the jobs claimed ahead and the blocking runners: a handler's own time, from its start
      * to its end, and a claim's round trip. The handler time is unknown until one finished.
@@ -172,24 +187,30 @@ final class QueueWorker {
             Arrays.fill(nextDue, UNKNOWN);
             nextFullCheck = now + fullLookMs;
         }
+        long aheadMs = held.size() < settings.batchSize() ? settings.claimAhead().toMillis() : 0;
+        // Shards whose earliest job is due by this time are claimed from now.
+        long claimBy = now + aheadMs / LEAD_PER_CLAIM_AHEAD;
         int due = 0;
         for (int shard = 0; shard < nextDue.length; shard++) {
-            if (nextDue[shard] <= now && !claiming[shard]) {
+            if (nextDue[shard] <= claimBy && !claiming[shard]) {
                 due++;
             }
         }
         if (due == 0) {
-            armWakeTimer(now);
+            armWakeTimer(now, claimBy - now);
             return;
         }
         int wanted = settings.concurrency() + claimAhead();
-        int free = wanted - running.size() - reserved;
+        int free = wanted - active() - waiting.size() - reserved;
+        // Jobs claimed ahead of their due time wait on timers, not for handlers: they have room of their own.
+        int heldRoom = aheadMs > 0 ? settings.batchSize() - held.size() : 0;
         if (free <= 0) {
+            claimAheadOnly(now, claimBy, aheadMs, heldRoom);
             return; // a finishing handler, or a claim coming back, pumps again
         }
         // How many free handlers make a claim worth its round trip while others are busy.
         int goodBatch = Math.max(1, Math.min(settings.batchSize(), wanted) / 2);
-        boolean busy = running.size() + reserved > 0;
+        boolean busy = active() + waiting.size() + reserved > 0;
         if (busy && free < goodBatch && !topUpDue) {
             if (topUpTimer < 0) {
                 topUpTimer = vertx.setTimer(TOP_UP_DELAY_MS, id -> {
@@ -203,13 +224,35 @@ final class QueueWorker {
         topUpDue = false;
         int share = (free + due - 1) / due;
         if (busy && share < goodBatch) {
-            claim(nextDueShard(now), Math.min(settings.batchSize(), free));
+            claim(nextDueShard(claimBy), Math.min(settings.batchSize(), free), aheadMs, heldRoom);
             return;
         }
+        int heldShare = (heldRoom + due - 1) / due;
         for (; due > 0 && free > 0; due--) {
             int limit = Math.min(settings.batchSize(), Math.min(share, free));
-            claim(nextDueShard(now), limit);
+            claim(nextDueShard(claimBy), limit, aheadMs, heldShare);
             free -= limit;
+        }
+    }
+
+    /**
+     * With no handler to spare, claims only from shards whose earliest job is not due yet (but within the lead), and
+     * only jobs to hold until they are due: jobs due now would wait for a handler, and another instance may have one.
+     */
+    private void claimAheadOnly(long now, long claimBy, long aheadMs, int heldRoom) {
+        if (heldRoom <= 0) {
+            return;
+        }
+        int ahead = 0;
+        for (int shard = 0; shard < nextDue.length; shard++) {
+            if (nextDue[shard] > now && nextDue[shard] <= claimBy && !claiming[shard]) {
+                ahead++;
+            }
+        }
+        for (int shard = 0; shard < nextDue.length && ahead > 0; shard++) {
+            if (nextDue[shard] > now && nextDue[shard] <= claimBy && !claiming[shard]) {
+                claim(shard, 0, aheadMs, (heldRoom + ahead - 1) / ahead);
+            }
         }
     }
 
@@ -237,18 +280,19 @@ final class QueueWorker {
         return Double.isNaN(average) ? sample : average + (sample - average) / 16;
     }
 
-    private void claim(int shard, int limit) {
+    private void claim(int shard, int limit, long aheadMs, int aheadLimit) {
         claiming[shard] = true;
         claimsUnderWay++;
         reserved += limit;
         List<Ack> acks = takeAcks(shard);
         long sentAt = System.currentTimeMillis();
         long sentNanos = System.nanoTime();
-        store.claim(keys, shard, limit, settings, acks).onComplete(ar -> context.runOnContext(v -> {
+        store.claim(keys, shard, limit, aheadMs, aheadLimit, settings, acks).onComplete(ar -> context.runOnContext(v -> {
             claimRoundTripMs = average(claimRoundTripMs, (System.nanoTime() - sentNanos) / 1e6);
             claiming[shard] = false;
             claimsUnderWay--;
             reserved -= limit;
+            Set<String> revoked = revokedDuringClaim.remove(shard);
             if (ar.failed()) {
                 LOG.warnf(ar.cause(), "Claiming due jobs of queue %s failed; trying again in %d ms", keys.queue(),
                         REDIS_FAILURE_PAUSE_MS);
@@ -256,17 +300,17 @@ final class QueueWorker {
                 nextDue[shard] = redisNow() + REDIS_FAILURE_PAUSE_MS;
                 wokenDuringClaim[shard] = NOTHING;
             } else {
-                claimed(shard, limit, ar.result(), sentAt);
+                claimed(shard, ar.result(), sentAt, revoked == null ? Set.of() : revoked);
             }
             checkDrained();
             pump();
         }));
     }
 
-    private int nextDueShard(long now) {
+    private int nextDueShard(long claimBy) {
         for (int i = 0; i < nextDue.length; i++) {
             int shard = (shardCursor + i) % nextDue.length;
-            if (nextDue[shard] <= now && !claiming[shard]) {
+            if (nextDue[shard] <= claimBy && !claiming[shard]) {
                 shardCursor = shard + 1;
                 return shard;
             }
@@ -274,11 +318,12 @@ final class QueueWorker {
         throw new IllegalStateException("no due shard");
     }
 
-    private void armWakeTimer(long now) {
+    /** Sleeps until the next full look, or until a shard's earliest job is {@code leadMs} from due. */
+    private void armWakeTimer(long now, long leadMs) {
         long target = nextFullCheck;
         for (int shard = 0; shard < nextDue.length; shard++) {
-            if (!claiming[shard]) {
-                target = Math.min(target, nextDue[shard]);
+            if (!claiming[shard] && nextDue[shard] != NOTHING) {
+                target = Math.min(target, nextDue[shard] - leadMs);
             }
         }
         if (wakeTimer >= 0) {
@@ -295,14 +340,10 @@ final class QueueWorker {
         });
     }
 
-    private void claimed(int shard, int limit, ClaimBatch batch, long sentAt) {
+    private void claimed(int shard, ClaimBatch batch, long sentAt, Set<String> revoked) {
         // Redis ran the script about halfway through the round trip.
         clockOffsetMs = batch.nowMs() - (sentAt + System.currentTimeMillis()) / 2;
-        if (batch.jobs().size() == limit) {
-            nextDue[shard] = UNKNOWN; // there may be more due right now
-        } else {
-            nextDue[shard] = Math.min(batch.nextMs() < 0 ? NOTHING : batch.nextMs(), wokenDuringClaim[shard]);
-        }
+        nextDue[shard] = Math.min(batch.nextMs() < 0 ? NOTHING : batch.nextMs(), wokenDuringClaim[shard]);
         wokenDuringClaim[shard] = NOTHING;
         if (stopped) {
             List<String[]> claims = new ArrayList<>();
@@ -313,9 +354,12 @@ final class QueueWorker {
             return;
         }
         for (Claimed job : batch.jobs()) {
+            if (revoked.contains(job.token())) {
+                continue;
+            }
             Delivery delivery = new Delivery(keys.queue(), shard, job);
             if (job.cron() == null) {
-                run(delivery);
+                run(delivery, batch.nowMs());
                 continue;
             }
             OccurrencePlanner.Plan plan;
@@ -324,12 +368,12 @@ final class QueueWorker {
             } catch (RuntimeException e) {
                 // An unreadable schedule (written by hand, say): the job is handled as a plain one.
                 LOG.warnf("Recurring %s has an unreadable schedule '%s': %s", delivery, job.cron(), e.getMessage());
-                run(delivery);
+                run(delivery, batch.nowMs());
                 continue;
             }
             delivery.rearmAt(plan.nextMs());
             if (plan.run()) {
-                run(delivery);
+                run(delivery, batch.nowMs());
             } else if (plan.givenUp() != null) {
                 LOG.warnf("Recurring %s: %s", delivery, plan.givenUp());
                 track(store.retry(keys, shard, job.id(), job.token(), 0, plan.givenUp(), true, plan.nextMs(),
@@ -341,15 +385,58 @@ final class QueueWorker {
         }
     }
 
-    private void run(Delivery delivery) {
-        running.put(delivery.token() + '@' + delivery.shard(), delivery);
+    /**
+     * Hands a claimed delivery to a handler, at once or, when claimed ahead, at its due time: a timer started now,
+     * after Redis read its clock ({@code nowMs}), cannot fire before the job is due by that clock.
+     */
+    private void run(Delivery delivery, long nowMs) {
+        String key = key(delivery.shard(), delivery.token());
+        running.put(key, delivery);
+        long untilDue = delivery.job().dueMs() - nowMs;
+        if (untilDue > 0) {
+            held.put(key, vertx.setTimer(untilDue, id -> {
+                held.remove(key);
+                waiting.add(delivery);
+                startWaiting();
+                pump();
+            }));
+            return;
+        }
         waiting.add(delivery);
         startWaiting();
     }
 
-    /** Deliveries handed to a handler: claimed ones not waiting any more, until they finish. */
+    private static String key(int shard, String token) {
+        return token + '@' + shard;
+    }
+
+    /**
+     * A producer ended a job claimed ahead before it was due (cancelled, moved or replaced it): it must not start.
+     * Nothing happens when it is not held here, or started already.
+     */
+    void revoke(int shard, String token) {
+        context.runOnContext(v -> {
+            if (shard < 0 || shard >= nextDue.length) {
+                return;
+            }
+            String key = key(shard, token);
+            Long timer = held.remove(key);
+            if (timer == null) {
+                if (claiming[shard]) {
+                    revokedDuringClaim.computeIfAbsent(shard, s -> new HashSet<>()).add(token);
+                }
+                return;
+            }
+            vertx.cancelTimer(timer);
+            LOG.debugf("%s ended before it was due; it does not start", running.remove(key));
+            checkDrained();
+            pump();
+        });
+    }
+
+    /** Deliveries handed to a handler: claimed ones neither held nor waiting any more, until they finish. */
     private int active() {
-        return running.size() - waiting.size();
+        return running.size() - held.size() - waiting.size();
     }
 
     private void startWaiting() {
@@ -380,7 +467,7 @@ final class QueueWorker {
 
     /** Records the outcome of a delivery; the caller starts waiting jobs and pumps. */
     private void finished(Delivery delivery, Throwable failure) {
-        running.remove(delivery.token() + '@' + delivery.shard());
+        running.remove(key(delivery.shard(), delivery.token()));
         Claimed job = delivery.job();
         if (failure == null) {
             ack(delivery.shard(), new Ack(job.id(), job.token(), delivery.rearmAt()));
@@ -504,6 +591,8 @@ final class QueueWorker {
             stopped = true;
             vertx.cancelTimer(wakeTimer);
             vertx.cancelTimer(topUpTimer);
+            held.values().forEach(vertx::cancelTimer);
+            held.clear();
             Map<Integer, List<String[]>> handBack = new LinkedHashMap<>();
             running.values().removeIf(d -> {
                 if (d.handBack()) {

@@ -16,9 +16,10 @@ import io.vertx.redis.client.Response;
 
 /**
  * Listens on the wake channels of the handled queues, where the scripts publish {@code shard:dueMs} when a shard gets
- * an earlier head. After a lost connection it reconnects and makes every worker look at all its shards, since news may
- * have been missed meanwhile. A heartbeat every poll interval proves that the subscription still delivers, so that
- * idle workers need not look at their shards to be sure they missed nothing.
+ * an earlier head, and {@code shard:-token} when a job claimed ahead of its due time ended before it. After a lost
+ * connection it reconnects and makes every worker look at all its shards, since news may have been missed meanwhile.
+ * A heartbeat every poll interval proves that the subscription still delivers, so that idle workers need not look at
+ * their shards to be sure they missed nothing.
  */
 final class WakeListener {
 
@@ -74,7 +75,12 @@ final class WakeListener {
             return;
         }
         try {
-            worker.wake(Integer.parseInt(data, 0, colon, 10), Long.parseLong(data, colon + 1, data.length(), 10));
+            int shard = Integer.parseInt(data, 0, colon, 10);
+            if (data.startsWith("-", colon + 1)) {
+                worker.revoke(shard, data.substring(colon + 2));
+            } else {
+                worker.wake(shard, Long.parseLong(data, colon + 1, data.length(), 10));
+            }
         } catch (NumberFormatException e) {
             LOG.debugf("Ignored malformed wake message %s", data);
         }

@@ -1,9 +1,10 @@
--- Removes a pending, running or dead job. A running delivery of it can no longer ack, retry or renew it.
+-- Removes a pending, running or dead job. A running delivery of it can no longer ack, retry or renew it, and a job its
+-- worker claimed ahead of its due time is revoked (see common.lua): it does not start.
 -- KEYS: the nine keys of the job's shard (see common.lua)
--- ARGV: 1 job id
+-- ARGV: 1 job id, 2 wake channel, 3 shard index
 -- Returns 1 when a job was removed, 0 when no job had that id.
 local id = ARGV[1]
-if not dropEnvelope(id) then
+if not dropEnvelope(id, ARGV[2], ARGV[3]) then
   local member = findPending(id)
   if not member then
     return 0

@@ -1,23 +1,30 @@
 -- Records the given successful deliveries (as ack.lua does), then claims due jobs of the shard: jobs whose lease ran
--- out first (their worker died), then pending jobs due by this server's clock. Each claimed job gets a new fencing
--- token and one more attempt, and its envelope goes to 'jobs'; the call's claim gets one lease for all its jobs (see
--- common.lua). A plain job whose lease ran out on its last allowed attempt goes to the dead letters instead.
+-- out first (their worker died), then pending jobs due by this server's clock; and when it took every job due by now,
+-- jobs due within ARGV[8] ms: those are claimed ahead, and their worker holds them until they are due (one call then
+-- claims the jobs of a stretch of time rather than one job per call when they are due one by one). The two kinds have
+-- their own limits: jobs due now wait for the worker's handlers, jobs claimed ahead for their time. Each claimed job
+-- gets a new fencing token and one more attempt, and its envelope goes to 'jobs'; the call's claim gets one lease for
+-- all its jobs (see common.lua), which starts when the stretch ends. A plain job whose lease ran out on its last
+-- allowed attempt goes to the dead letters instead.
 -- Carrying the acks saves a call per batch, and the commands are multi-member where the keys allow: a call costs
 -- little more for 30 jobs than for one.
 -- KEYS: the nine keys of the shard (see common.lua)
--- ARGV: 1 most jobs to claim, 2 lease in ms, 3 max attempts, 4 most dead letters of the shard,
---       5 dead-letter retention in ms, 6 wake channel, 7 shard index, then triples to acknowledge: job id, token,
---       next due in ms of a recurring job ('' to remove the job)
+-- ARGV: 1 most jobs due now to claim, 2 lease in ms, 3 max attempts, 4 most dead letters of the shard,
+--       5 dead-letter retention in ms, 6 wake channel, 7 shard index, 8 how far ahead of due to claim (ms),
+--       9 most jobs to claim ahead, then triples to acknowledge: job id, token, next due in ms of a recurring job
+--       ('' to remove the job)
 -- Returns {now, next, id, token, attempt, due, payload, cron, id, token, ...}: now is this server's time (ms),
 -- next the earliest time left in 'due' or 'run' (ms), or -1 when both are empty; cron is '' for a plain job.
 local now = serverNow()
 local limit = tonumber(ARGV[1])
-local leaseEndMs = now + tonumber(ARGV[2])
+local horizon = now + tonumber(ARGV[8])
+local aheadLimit = tonumber(ARGV[9])
+local leaseEndMs = horizon + tonumber(ARGV[2])
 local leaseEnd = decimal(leaseEndMs)
 local maxAttempts = tonumber(ARGV[3])
 local out = {now, -1}
 
-acknowledge(8, ARGV[6], ARGV[7])
+acknowledge(10, ARGV[6], ARGV[7])
 
 -- Dead letters past their retention go a few at a time, so that they go even when no job dies any more.
 local pastRetention = decimal(now - tonumber(ARGV[5]))
@@ -110,28 +117,41 @@ for _, old in ipairs(expiredClaims) do
   claim(ids, dues, attempts, payloads, true)
 end
 
--- Pending jobs due by now: members of 'due' scored below 256 * (now + 1).
-if claimed < limit then
-  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. scoreText(now + 1, 0), 'WITHSCORES', 'LIMIT', '0',
-      decimal(limit - claimed))
-  if #due > 0 then
-    local ids, dues, attempts, payloads = {}, {}, {}, {}
-    -- Jobs due at once are often due at the same millisecond, and they come in the order of their time: the text of
-    -- a time is made once for a run of them.
-    local lastTime, lastText = nil, nil
-    for i = 1, #due, 2 do
-      local score = tonumber(due[i + 1])
-      local time = timeOfScore(score)
-      local id, payload, d, attempt = unpackMember(due[i], time)
-      local k = #ids + 1
-      if d ~= lastTime then
-        lastTime, lastText = d, decimal(d)
+-- Pending jobs due by now, then those due by the horizon: members of 'due' scored below 256 * (now + 1), then below
+-- 256 * (horizon + 1). Either way the first members by rank.
+local room = math.max(0, limit - claimed)
+if room + aheadLimit > 0 then
+  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. scoreText(horizon + 1, 0), 'WITHSCORES', 'LIMIT',
+      '0', decimal(room + aheadLimit))
+  local ids, dues, attempts, payloads = {}, {}, {}, {}
+  local dueNow, ahead = 0, 0
+  -- Jobs due at once are often due at the same millisecond, and they come in the order of their time: the text of a
+  -- time is made once for a run of them.
+  local lastTime, lastText = nil, nil
+  for i = 1, #due, 2 do
+    local score = tonumber(due[i + 1])
+    local time = timeOfScore(score)
+    if time <= now then
+      if dueNow == room then
+        break -- more jobs are due now than the worker has handlers for: none is claimed ahead
       end
-      ids[k], dues[k], attempts[k], payloads[k] = id, lastText, attempt, payload
-      redis.call('HDEL', indexKey(bucketOfScored(id, score, time)), id)
+      dueNow = dueNow + 1
+    elseif ahead < aheadLimit then
+      ahead = ahead + 1
+    else
+      break
     end
+    local id, payload, d, attempt = unpackMember(due[i], time)
+    local k = #ids + 1
+    if d ~= lastTime then
+      lastTime, lastText = d, decimal(d)
+    end
+    ids[k], dues[k], attempts[k], payloads[k] = id, lastText, attempt, payload
+    redis.call('HDEL', indexKey(bucketOfScored(id, score, time)), id)
+  end
+  if #ids > 0 then
     -- They are the first members by rank: removing them by rank spares a search of the skip list for each.
-    redis.call('ZREMRANGEBYRANK', KEYS[1], '0', decimal(#due / 2 - 1))
+    redis.call('ZREMRANGEBYRANK', KEYS[1], '0', decimal(#ids - 1))
     claim(ids, dues, attempts, payloads, false)
   end
 end

@@ -184,15 +184,27 @@ local function endRunning(id, token)
   endClaimedJob(token)
 end
 
--- Removes what a running or dead job keeps: its envelope, its place in its claim and its dead-letter entry. Returns
--- whether the job had an envelope.
-local function dropEnvelope(id)
+-- A job claimed ahead of its due time (see claim.lua) waits in its worker until then. When such a job ends before it
+-- is due, this tells the worker not to start it: '<shard>:-<token>' on the wake channel. Returns whether it was one.
+local function revokeIfHeld(due, token, channel, shard)
+  if token ~= '' and tonumber(due) > serverNow() then
+    redis.call('PUBLISH', channel, shard .. ':-' .. token)
+    return true
+  end
+  return false
+end
+
+-- Removes what a running or dead job keeps: its envelope, its place in its claim and its dead-letter entry; revokes it
+-- when its worker holds it until it is due. Returns whether the job had an envelope.
+local function dropEnvelope(id, channel, shard)
   local env = redis.call('HGET', KEYS[3], id)
   if not env then
     return false
   end
+  local due, token = string.match(env, '^(%d+)|%d+|([^|]*)|')
   redis.call('ZREM', KEYS[4], id)
-  endRunning(id, string.match(env, ENVELOPE_TOKEN))
+  revokeIfHeld(due, token, channel, shard)
+  endRunning(id, token)
   return true
 end
 

@@ -30,7 +30,7 @@ if exists and payload == ARGV[2] and redis.call('HGET', KEYS[7], id) == ARGV[3] 
   return {'KEPT', due}
 end
 if env then
-  dropEnvelope(id)
+  dropEnvelope(id, ARGV[5], ARGV[6])
 elseif member then
   redis.call('ZREM', KEYS[1], member)
 end

@@ -74,7 +74,7 @@ for i = 3, #ARGV, 6 do
   end
   if result ~= 'KEPT' then
     if env then
-      dropEnvelope(id)
+      dropEnvelope(id, ARGV[1], ARGV[2])
     elseif member then
       redis.call('ZREM', KEYS[1], member)
     end

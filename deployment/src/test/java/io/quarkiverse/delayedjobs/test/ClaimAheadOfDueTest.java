@@ -1,0 +1,158 @@
+package io.quarkiverse.delayedjobs.test;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quarkiverse.delayedjobs.Delayed;
+import io.quarkiverse.delayedjobs.DelayedScheduler;
+import io.quarkiverse.delayedjobs.JobContext;
+import io.quarkiverse.delayedjobs.JobInfo;
+import io.quarkiverse.delayedjobs.OnConflict;
+import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkus.redis.datasource.RedisDataSource;
+import io.quarkus.test.QuarkusUnitTest;
+
+/**
+ * With {@code claim-ahead}, jobs due one by one are claimed a stretch of time at once and each starts at its due
+ * time, never before; a job that a producer cancels, moves or replaces while its worker holds it does not start.
+ */
+public class ClaimAheadOfDueTest {
+
+    private static final String PREFIX = "claim-ahead-of-due";
+
+    @RegisterExtension
+    static final QuarkusUnitTest test = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(Held.class, RedisTestServer.class))
+            .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
+            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", PREFIX)
+            .overrideConfigKey("quarkus.delayed-jobs.queues.held.shards", "1")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.held.concurrency", "2")
+            // Claimed from 200 ms before the earliest job is due, the jobs due within 1 s.
+            .overrideConfigKey("quarkus.delayed-jobs.queues.held.claim-ahead", "1s");
+
+    record Start(String payload, Instant dueAt, Instant startedAt) {
+    }
+
+    static class Held {
+        static final Map<String, List<Start>> starts = new ConcurrentHashMap<>();
+
+        @Delayed("held")
+        void run(String payload, JobContext context) {
+            starts.computeIfAbsent(context.id(), id -> new CopyOnWriteArrayList<>())
+                    .add(new Start(payload, context.dueAt(), Instant.now()));
+        }
+    }
+
+    @Inject
+    DelayedScheduler scheduler;
+
+    @Inject
+    RedisDataSource redis;
+
+    @Test
+    void jobsDueOneByOneAreClaimedTogetherAndEachStartsAtItsDueTime() {
+        long claimsBefore = claims();
+        Instant first = Instant.now().plusSeconds(1);
+        int jobs = 20;
+        for (int i = 0; i < jobs; i++) {
+            scheduler.schedule("held", "tick-" + i, "tick", first.plusMillis(10L * i));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> started("tick-") == jobs);
+        for (int i = 0; i < jobs; i++) {
+            Start start = Held.starts.get("tick-" + i).get(0);
+            assertEquals(first.plusMillis(10L * i).toEpochMilli(), start.dueAt().toEpochMilli());
+            assertTrue(!start.startedAt().isBefore(start.dueAt()),
+                    "tick-" + i + " started at " + start.startedAt() + ", before its due time " + start.dueAt());
+        }
+        // One claim per job when claimed at their due times; the 190 ms they span fit in one stretch.
+        long claims = claims() - claimsBefore;
+        assertTrue(claims <= 3, jobs + " jobs due 10 ms apart took " + claims + " claims");
+    }
+
+    @Test
+    void heldJobsTakeNoHandlerWhileTheyWait() {
+        Instant later = Instant.now().plusMillis(1200);
+        for (int i = 0; i < 5; i++) {
+            scheduler.schedule("held", "later-" + i, "x", later);
+        }
+        for (int i = 0; i < 5; i++) {
+            awaitHeld("later-" + i);
+        }
+        // Five held jobs, two handlers: a job due now still starts before them.
+        scheduler.schedule("held", "now", "x", Duration.ZERO);
+        await().atMost(Duration.ofSeconds(10)).until(() -> Held.starts.containsKey("now"));
+        assertEquals(0, started("later-"), "held jobs started before their due time");
+        await().atMost(Duration.ofSeconds(10)).until(() -> started("later-") == 5);
+    }
+
+    @Test
+    void aHeldJobThatIsCancelledDoesNotStart() {
+        scheduler.schedule("held", "cancelled", "x", Duration.ofSeconds(1));
+        awaitHeld("cancelled");
+        assertTrue(scheduler.cancel("held", "cancelled"));
+        scheduler.schedule("held", "after-cancelled", "x", Duration.ofMillis(1500));
+        // By the time this one starts, the cancelled job's due time is 500 ms past.
+        await().atMost(Duration.ofSeconds(10)).until(() -> Held.starts.containsKey("after-cancelled"));
+        assertEquals(null, Held.starts.get("cancelled"));
+        assertTrue(scheduler.find("held", "cancelled").isEmpty());
+    }
+
+    @Test
+    void aHeldJobThatIsMovedStartsOnceAtItsNewTime() {
+        scheduler.schedule("held", "moved", "x", Duration.ofSeconds(1));
+        awaitHeld("moved");
+        Instant newDue = Instant.now().plusMillis(1500);
+        assertTrue(scheduler.reschedule("held", "moved", newDue));
+        assertEquals(JobInfo.State.PENDING, scheduler.find("held", "moved").orElseThrow().state());
+        await().atMost(Duration.ofSeconds(10)).until(() -> Held.starts.containsKey("moved"));
+        scheduler.schedule("held", "after-moved", "x", Duration.ofMillis(500));
+        await().atMost(Duration.ofSeconds(10)).until(() -> Held.starts.containsKey("after-moved"));
+        List<Start> starts = Held.starts.get("moved");
+        assertEquals(1, starts.size(), "starts of the moved job: " + starts);
+        assertEquals(newDue.toEpochMilli(), starts.get(0).dueAt().toEpochMilli());
+        assertTrue(!starts.get(0).startedAt().isBefore(newDue), "started at " + starts.get(0).startedAt());
+    }
+
+    @Test
+    void aHeldJobThatIsReplacedStartsOnceWithItsNewPayload() {
+        scheduler.schedule("held", "replaced", "old", Duration.ofSeconds(1));
+        awaitHeld("replaced");
+        assertEquals(ScheduleResult.REPLACED,
+                scheduler.schedule("held", "replaced", "new", Duration.ofMillis(1200), OnConflict.REPLACE));
+        await().atMost(Duration.ofSeconds(10)).until(() -> Held.starts.containsKey("replaced"));
+        scheduler.schedule("held", "after-replaced", "x", Duration.ofMillis(500));
+        await().atMost(Duration.ofSeconds(10)).until(() -> Held.starts.containsKey("after-replaced"));
+        List<Start> starts = Held.starts.get("replaced");
+        assertEquals(List.of("new"), starts.stream().map(Start::payload).toList());
+    }
+
+    /** Waits until a worker claimed the job ahead of its due time: it counts as running before it is due. */
+    private void awaitHeld(String id) {
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5))
+                .until(() -> scheduler.find("held", id).map(JobInfo::state).orElse(null) == JobInfo.State.RUNNING);
+        assertEquals(null, Held.starts.get(id), id + " started before it was due");
+    }
+
+    private long started(String idPrefix) {
+        return Held.starts.keySet().stream().filter(id -> id.startsWith(idPrefix)).count();
+    }
+
+    /** Claims made on the queue's only shard so far: each claim call takes the next number of its 'seq' key. */
+    private long claims() {
+        Long seq = redis.value(Long.class).get(PREFIX + ":{held:0}:seq");
+        return seq == null ? 0 : seq;
+    }
+}
