@@ -253,10 +253,14 @@ public class JobStore {
     }
 
     /**
-     * What a claim returned: the Redis time, the earliest score left in the shard ({@code -1} when empty) and the
+     * What a claim returned: the Redis time (µs), the earliest score left in the shard ({@code -1} when empty) and the
      * claimed jobs.
      */
-    public record ClaimBatch(long nowMs, long nextMs, List<Claimed> jobs) {
+    public record ClaimBatch(long nowMicros, long nextMs, List<Claimed> jobs) {
+
+        public long nowMs() {
+            return nowMicros / 1000;
+        }
     }
 
     /**

@@ -13,6 +13,7 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jboss.logging.Logger;
@@ -27,6 +28,7 @@ import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import io.vertx.core.Timer;
 import io.vertx.core.Vertx;
 
 /**
@@ -81,7 +83,7 @@ final class QueueWorker {
     private final Map<String, Delivery> running = new HashMap<>();
     private final Queue<Delivery> waiting = new ArrayDeque<>();
     /** Of the claimed deliveries, those claimed ahead of their due time: the timers that start them. */
-    private final Map<String, Long> held = new HashMap<>();
+    private final Map<String, Timer> held = new HashMap<>();
     /** Per shard, tokens revoked while a claim was under way: its answer may hold them, and must drop them. */
     private final Map<Integer, Set<String>> revokedDuringClaim = new HashMap<>();
     /**
@@ -359,7 +361,7 @@ final class QueueWorker {
             }
             Delivery delivery = new Delivery(keys.queue(), shard, job);
             if (job.cron() == null) {
-                run(delivery, batch.nowMs());
+                run(delivery, batch.nowMicros());
                 continue;
             }
             OccurrencePlanner.Plan plan;
@@ -368,12 +370,12 @@ final class QueueWorker {
             } catch (RuntimeException e) {
                 // An unreadable schedule (written by hand, say): the job is handled as a plain one.
                 LOG.warnf("Recurring %s has an unreadable schedule '%s': %s", delivery, job.cron(), e.getMessage());
-                run(delivery, batch.nowMs());
+                run(delivery, batch.nowMicros());
                 continue;
             }
             delivery.rearmAt(plan.nextMs());
             if (plan.run()) {
-                run(delivery, batch.nowMs());
+                run(delivery, batch.nowMicros());
             } else if (plan.givenUp() != null) {
                 LOG.warnf("Recurring %s: %s", delivery, plan.givenUp());
                 track(store.retry(keys, shard, job.id(), job.token(), 0, plan.givenUp(), true, plan.nextMs(),
@@ -387,19 +389,21 @@ final class QueueWorker {
 
     /**
      * Hands a claimed delivery to a handler, at once or, when claimed ahead, at its due time: a timer started now,
-     * after Redis read its clock ({@code nowMs}), cannot fire before the job is due by that clock.
+     * after Redis read its clock ({@code nowMicros}), cannot fire before the job is due by that clock.
      */
-    private void run(Delivery delivery, long nowMs) {
+    private void run(Delivery delivery, long nowMicros) {
         String key = key(delivery.shard(), delivery.token());
         running.put(key, delivery);
-        long untilDue = delivery.job().dueMs() - nowMs;
-        if (untilDue > 0) {
-            held.put(key, vertx.setTimer(untilDue, id -> {
+        long untilDueMicros = delivery.job().dueMs() * 1000 - nowMicros;
+        if (untilDueMicros > 0) {
+            Timer timer = vertx.timer(untilDueMicros, TimeUnit.MICROSECONDS);
+            held.put(key, timer);
+            timer.onSuccess(v -> {
                 held.remove(key);
                 waiting.add(delivery);
                 startWaiting();
                 pump();
-            }));
+            });
             return;
         }
         waiting.add(delivery);
@@ -420,14 +424,14 @@ final class QueueWorker {
                 return;
             }
             String key = key(shard, token);
-            Long timer = held.remove(key);
+            Timer timer = held.remove(key);
             if (timer == null) {
                 if (claiming[shard]) {
                     revokedDuringClaim.computeIfAbsent(shard, s -> new HashSet<>()).add(token);
                 }
                 return;
             }
-            vertx.cancelTimer(timer);
+            timer.cancel();
             LOG.debugf("%s ended before it was due; it does not start", running.remove(key));
             checkDrained();
             pump();
@@ -591,7 +595,7 @@ final class QueueWorker {
             stopped = true;
             vertx.cancelTimer(wakeTimer);
             vertx.cancelTimer(topUpTimer);
-            held.values().forEach(vertx::cancelTimer);
+            held.values().forEach(Timer::cancel);
             held.clear();
             Map<Integer, List<String[]>> handBack = new LinkedHashMap<>();
             running.values().removeIf(d -> {

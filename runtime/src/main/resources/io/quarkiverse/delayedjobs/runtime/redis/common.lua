@@ -35,9 +35,11 @@ local function decimal(n)
   return DIGITS[n + 1] or string.format('%d', n)
 end
 
+-- This server's time in ms, and the µs past that ms.
 local function serverNow()
   local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local micros = tonumber(t[2])
+  return tonumber(t[1]) * 1000 + math.floor(micros / 1000), micros % 1000
 end
 
 local function bucketOf(id)
