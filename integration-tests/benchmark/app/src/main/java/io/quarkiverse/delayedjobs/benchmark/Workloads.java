@@ -197,6 +197,7 @@ final class Workloads {
         RedisMeter.pause(SETTLE);
         Snapshot before = meter.snapshot();
         long t0 = System.nanoTime();
+        long startMs = System.currentTimeMillis();
         Semaphore inFlight = new Semaphore(perSecond);
         AtomicLong failures = new AtomicLong();
         long deadline = t0 + Duration.ofSeconds(options.latenessSeconds() + 10L).toNanos();
@@ -231,6 +232,7 @@ final class Workloads {
         extra.put("p99Ms", percentile(lateness, 99) / 1e3);
         extra.put("maxMs", lateness.length == 0 ? 0 : lateness[lateness.length - 1] / 1e3);
         extra.put("minMs", lateness.length == 0 ? 0 : lateness[0] / 1e3);
+        extra.put("latest", tally.latest(5, startMs));
         log(out.phase("W3", n, wall, before, after, extra));
     }
 
