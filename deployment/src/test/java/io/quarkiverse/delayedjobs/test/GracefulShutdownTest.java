@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,7 +25,8 @@ import io.quarkus.test.QuarkusUnitTest;
 
 /**
  * A graceful stop lets the running handler finish and record its success, and hands back at once the jobs that were
- * claimed but had not started, without counting an attempt.
+ * claimed but had not started, without counting an attempt: those waiting for a handler and one claimed ahead of its
+ * due time.
  */
 public class GracefulShutdownTest {
 
@@ -34,6 +36,9 @@ public class GracefulShutdownTest {
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "shutdown")
             .overrideConfigKey("quarkus.delayed-jobs.queues.busy.concurrency", "4")
+            // One shard and a long claim-ahead: the claim of the four due jobs also takes a job due 900 ms later.
+            .overrideConfigKey("quarkus.delayed-jobs.queues.busy.shards", "1")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.busy.claim-ahead", "1s")
             // One worker thread: of the four claimed jobs, one runs and three wait for the thread.
             .overrideConfigKey("quarkus.thread-pool.max-threads", "1");
 
@@ -58,14 +63,20 @@ public class GracefulShutdownTest {
 
     @Test
     void runningHandlersFinishAndClaimedJobsAreHandedBack() throws Exception {
+        Instant laterDue = Instant.now().plusMillis(900);
+        scheduler.schedule("busy", "later", "later", laterDue);
         for (int i = 0; i < 4; i++) {
             scheduler.schedule("busy", "job-" + i, "job-" + i, Duration.ZERO);
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> Busy.started.size() == 1
-                && scheduler.stats("busy").running() == 4);
+                && scheduler.stats("busy").running() == 5);
 
         CompletableFuture<Void> stopped = CompletableFuture.runAsync(engine::stop);
-        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.stats("busy").pending() == 3);
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.stats("busy").pending() == 4);
+        JobInfo later = scheduler.find("busy", "later").orElseThrow();
+        assertEquals(JobInfo.State.PENDING, later.state());
+        assertEquals(laterDue.toEpochMilli(), later.dueAt().toEpochMilli());
+        assertEquals(0, later.attempts(), "the held job did not use an attempt");
         QueueStats stats = scheduler.stats("busy");
         assertEquals(1, stats.running(), "the started handler keeps its claim while it finishes");
 
