@@ -1,0 +1,43 @@
+package io.quarkiverse.delayedjobs.test;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quarkiverse.delayedjobs.Delayed;
+import io.quarkus.test.QuarkusUnitTest;
+
+/**
+ * A queue setting out of its range stops the application at startup with a message naming the queue, the setting,
+ * the rule and the value.
+ */
+public class BadQueueSettingsTest {
+
+    @RegisterExtension
+    static final QuarkusUnitTest test = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(Eager.class, RedisTestServer.class))
+            .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
+            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "bad-settings")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.eager.claim-ahead", "2s")
+            .assertException(e -> {
+                for (Throwable t = e; t != null; t = t.getCause()) {
+                    if (t instanceof IllegalArgumentException && t.getMessage().equals("quarkus.delayed-jobs settings"
+                            + " of queue 'eager': claim-ahead must be between 0 and PT1S, was PT2S")) {
+                        return;
+                    }
+                }
+                fail("unexpected failure", e);
+            });
+
+    static class Eager {
+        @Delayed("eager")
+        void run() {
+        }
+    }
+
+    @Test
+    void refusesToStart() {
+        fail("the application should not have started");
+    }
+}
