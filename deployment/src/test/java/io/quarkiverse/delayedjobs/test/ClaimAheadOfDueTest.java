@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import jakarta.inject.Inject;
 
@@ -41,7 +43,9 @@ public class ClaimAheadOfDueTest {
             .overrideConfigKey("quarkus.delayed-jobs.queues.held.shards", "1")
             .overrideConfigKey("quarkus.delayed-jobs.queues.held.concurrency", "2")
             // Claimed from 200 ms before the earliest job is due, the jobs due within 1 s.
-            .overrideConfigKey("quarkus.delayed-jobs.queues.held.claim-ahead", "1s");
+            .overrideConfigKey("quarkus.delayed-jobs.queues.held.claim-ahead", "1s")
+            // A retry 1 to 2 s after a failure: long enough to see it pending before it is claimed.
+            .overrideConfigKey("quarkus.delayed-jobs.queues.held.backoff.initial", "2s");
 
     record Start(String payload, Instant dueAt, Instant startedAt) {
     }
@@ -53,6 +57,9 @@ public class ClaimAheadOfDueTest {
         void run(String payload, JobContext context) {
             starts.computeIfAbsent(context.id(), id -> new CopyOnWriteArrayList<>())
                     .add(new Start(payload, context.dueAt(), Instant.now()));
+            if (payload.equals("fail-once") && context.attempt() == 1) {
+                throw new IllegalStateException("first attempt fails");
+            }
         }
     }
 
@@ -137,6 +144,29 @@ public class ClaimAheadOfDueTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> Held.starts.containsKey("after-replaced"));
         List<Start> starts = Held.starts.get("replaced");
         assertEquals(List.of("new"), starts.stream().map(Start::payload).toList());
+    }
+
+    @Test
+    void aRetryStartsNoEarlierThanItsTime() {
+        scheduler.schedule("held", "retried", "fail-once", Duration.ZERO);
+        JobInfo waiting = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                .until(() -> scheduler.find("held", "retried").orElse(null),
+                        info -> info != null && info.state() == JobInfo.State.PENDING && info.attempts() == 1);
+        Instant retryAt = waiting.dueAt();
+        long callsBefore = scriptCalls();
+        await().atMost(Duration.ofSeconds(10)).until(() -> Held.starts.get("retried").size() == 2);
+        Instant started = Held.starts.get("retried").get(1).startedAt();
+        assertTrue(!started.isBefore(retryAt), "the retry started at " + started + ", before its time " + retryAt);
+        // Waiting for the retry's time costs the claim at that time and little else, not a claim after claim.
+        long calls = scriptCalls() - callsBefore;
+        assertTrue(calls < 20, "script calls while the retry waited: " + calls);
+    }
+
+    /** Script calls Redis ran so far, all clients together (only this test's application uses Redis meanwhile). */
+    private long scriptCalls() {
+        String stats = redis.execute("INFO", "commandstats").toString();
+        Matcher calls = Pattern.compile("cmdstat_evalsha:calls=(\\d+)").matcher(stats);
+        return calls.find() ? Long.parseLong(calls.group(1)) : 0;
     }
 
     /** Waits until a worker claimed the job ahead of its due time: it counts as running before it is due. */

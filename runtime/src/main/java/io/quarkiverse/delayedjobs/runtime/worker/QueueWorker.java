@@ -79,6 +79,11 @@ final class QueueWorker {
 
     /** Per shard, the earliest score known to be in it, by the Redis clock; UNKNOWN means "look now". */
     private final long[] nextDue;
+    /**
+     * Per shard, whether its earliest job, though near, is not to be claimed ahead (a job waiting for a retry, which
+     * claims leave for its time): the shard is claimed from when that job is due.
+     */
+    private final boolean[] dueOnly;
     /** Claimed deliveries not handed back yet: those waiting for a handler and those whose handler runs. */
     private final Map<String, Delivery> running = new HashMap<>();
     private final Queue<Delivery> waiting = new ArrayDeque<>();
@@ -130,6 +135,7 @@ final class QueueWorker {
         this.fullLookMs = pollInterval.toMillis() * POLLS_PER_FULL_LOOK;
         this.planner = planner;
         this.nextDue = new long[keys.shards()];
+        this.dueOnly = new boolean[keys.shards()];
         this.claiming = new boolean[keys.shards()];
         this.wokenDuringClaim = new long[keys.shards()];
         Arrays.fill(wokenDuringClaim, NOTHING);
@@ -156,6 +162,7 @@ final class QueueWorker {
                 wokenDuringClaim[shard] = Math.min(wokenDuringClaim[shard], dueMs);
             } else if (dueMs < nextDue[shard]) {
                 nextDue[shard] = dueMs;
+                dueOnly[shard] = false;
                 pump();
             }
         });
@@ -165,6 +172,7 @@ final class QueueWorker {
     void wakeAll() {
         context.runOnContext(v -> {
             Arrays.fill(nextDue, UNKNOWN);
+            Arrays.fill(dueOnly, false);
             nextFullCheck = redisNow() + fullLookMs;
             pump();
         });
@@ -187,19 +195,19 @@ final class QueueWorker {
         long now = redisNow();
         if (now >= nextFullCheck) {
             Arrays.fill(nextDue, UNKNOWN);
+            Arrays.fill(dueOnly, false);
             nextFullCheck = now + fullLookMs;
         }
         long aheadMs = held.size() < settings.batchSize() ? settings.claimAhead().toMillis() : 0;
-        // Shards whose earliest job is due by this time are claimed from now.
-        long claimBy = now + aheadMs / LEAD_PER_CLAIM_AHEAD;
+        long leadMs = aheadMs / LEAD_PER_CLAIM_AHEAD;
         int due = 0;
         for (int shard = 0; shard < nextDue.length; shard++) {
-            if (nextDue[shard] <= claimBy && !claiming[shard]) {
+            if (claimFrom(shard, leadMs) <= now && !claiming[shard]) {
                 due++;
             }
         }
         if (due == 0) {
-            armWakeTimer(now, claimBy - now);
+            armWakeTimer(now, leadMs);
             return;
         }
         int wanted = settings.concurrency() + claimAhead();
@@ -207,7 +215,7 @@ final class QueueWorker {
         // Jobs claimed ahead of their due time wait on timers, not for handlers: they have room of their own.
         int heldRoom = aheadMs > 0 ? settings.batchSize() - held.size() : 0;
         if (free <= 0) {
-            claimAheadOnly(now, claimBy, aheadMs, heldRoom);
+            claimAheadOnly(now, leadMs, aheadMs, heldRoom);
             return; // a finishing handler, or a claim coming back, pumps again
         }
         // How many free handlers make a claim worth its round trip while others are busy.
@@ -226,13 +234,13 @@ final class QueueWorker {
         topUpDue = false;
         int share = (free + due - 1) / due;
         if (busy && share < goodBatch) {
-            claim(nextDueShard(claimBy), Math.min(settings.batchSize(), free), aheadMs, heldRoom);
+            claim(nextDueShard(now, leadMs), Math.min(settings.batchSize(), free), aheadMs, heldRoom);
             return;
         }
         int heldShare = (heldRoom + due - 1) / due;
         for (; due > 0 && free > 0; due--) {
             int limit = Math.min(settings.batchSize(), Math.min(share, free));
-            claim(nextDueShard(claimBy), limit, aheadMs, heldShare);
+            claim(nextDueShard(now, leadMs), limit, aheadMs, heldShare);
             free -= limit;
         }
     }
@@ -241,21 +249,27 @@ final class QueueWorker {
      * With no handler to spare, claims only from shards whose earliest job is not due yet (but within the lead), and
      * only jobs to hold until they are due: jobs due now would wait for a handler, and another instance may have one.
      */
-    private void claimAheadOnly(long now, long claimBy, long aheadMs, int heldRoom) {
+    private void claimAheadOnly(long now, long leadMs, long aheadMs, int heldRoom) {
         if (heldRoom <= 0) {
             return;
         }
         int ahead = 0;
         for (int shard = 0; shard < nextDue.length; shard++) {
-            if (nextDue[shard] > now && nextDue[shard] <= claimBy && !claiming[shard]) {
+            if (nextDue[shard] > now && claimFrom(shard, leadMs) <= now && !claiming[shard]) {
                 ahead++;
             }
         }
         for (int shard = 0; shard < nextDue.length && ahead > 0; shard++) {
-            if (nextDue[shard] > now && nextDue[shard] <= claimBy && !claiming[shard]) {
+            if (nextDue[shard] > now && claimFrom(shard, leadMs) <= now && !claiming[shard]) {
                 claim(shard, 0, aheadMs, (heldRoom + ahead - 1) / ahead);
             }
         }
+    }
+
+    /** When to claim from a shard: {@code leadMs} before its earliest job is due, unless that job is not for ahead. */
+    private long claimFrom(int shard, long leadMs) {
+        long next = nextDue[shard];
+        return dueOnly[shard] || next == UNKNOWN || next == NOTHING ? next : next - leadMs;
     }
 
     /** The jobs the handlers finish during one claim round trip, at most a batch; none while that is unknown. */
@@ -302,17 +316,17 @@ final class QueueWorker {
                 nextDue[shard] = redisNow() + REDIS_FAILURE_PAUSE_MS;
                 wokenDuringClaim[shard] = NOTHING;
             } else {
-                claimed(shard, ar.result(), sentAt, revoked == null ? Set.of() : revoked);
+                claimed(shard, aheadMs, aheadLimit, ar.result(), sentAt, revoked == null ? Set.of() : revoked);
             }
             checkDrained();
             pump();
         }));
     }
 
-    private int nextDueShard(long claimBy) {
+    private int nextDueShard(long now, long leadMs) {
         for (int i = 0; i < nextDue.length; i++) {
             int shard = (shardCursor + i) % nextDue.length;
-            if (nextDue[shard] <= claimBy && !claiming[shard]) {
+            if (claimFrom(shard, leadMs) <= now && !claiming[shard]) {
                 shardCursor = shard + 1;
                 return shard;
             }
@@ -324,8 +338,8 @@ final class QueueWorker {
     private void armWakeTimer(long now, long leadMs) {
         long target = nextFullCheck;
         for (int shard = 0; shard < nextDue.length; shard++) {
-            if (!claiming[shard] && nextDue[shard] != NOTHING) {
-                target = Math.min(target, nextDue[shard] - leadMs);
+            if (!claiming[shard]) {
+                target = Math.min(target, claimFrom(shard, leadMs));
             }
         }
         if (wakeTimer >= 0) {
@@ -342,10 +356,15 @@ final class QueueWorker {
         });
     }
 
-    private void claimed(int shard, ClaimBatch batch, long sentAt, Set<String> revoked) {
+    private void claimed(int shard, long aheadMs, int aheadLimit, ClaimBatch batch, long sentAt,
+            Set<String> revoked) {
         // Redis ran the script about halfway through the round trip.
         clockOffsetMs = batch.nowMs() - (sentAt + System.currentTimeMillis()) / 2;
         nextDue[shard] = Math.min(batch.nextMs() < 0 ? NOTHING : batch.nextMs(), wokenDuringClaim[shard]);
+        // A claim that had room for more jobs ahead, yet left one due within its reach, stopped at a retry.
+        long claimedAhead = batch.jobs().stream().filter(job -> job.dueMs() > batch.nowMs()).count();
+        dueOnly[shard] = aheadMs > 0 && claimedAhead < aheadLimit && nextDue[shard] == batch.nextMs()
+                && batch.nextMs() > batch.nowMs() && batch.nextMs() <= batch.nowMs() + aheadMs;
         wokenDuringClaim[shard] = NOTHING;
         if (stopped) {
             List<String[]> claims = new ArrayList<>();

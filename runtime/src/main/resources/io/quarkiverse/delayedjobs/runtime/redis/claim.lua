@@ -132,17 +132,17 @@ if room + aheadLimit > 0 then
   for i = 1, #due, 2 do
     local score = tonumber(due[i + 1])
     local time = timeOfScore(score)
+    local id, payload, d, attempt = unpackMember(due[i], time)
     if time <= now then
       if dueNow == room then
         break -- more jobs are due now than the worker has handlers for: none is claimed ahead
       end
       dueNow = dueNow + 1
-    elseif ahead < aheadLimit then
+    elseif ahead < aheadLimit and d == time then
       ahead = ahead + 1
     else
-      break
+      break -- enough, or a retry: its worker would start it at its due time, which is not the time of the retry
     end
-    local id, payload, d, attempt = unpackMember(due[i], time)
     local k = #ids + 1
     if d ~= lastTime then
       lastTime, lastText = d, decimal(d)
