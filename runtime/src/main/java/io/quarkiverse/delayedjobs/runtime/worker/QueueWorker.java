@@ -183,10 +183,11 @@ final class QueueWorker {
     }
 
     /**
-     * Claims due jobs while handlers are free (counting those claimed ahead), and otherwise sleeps until the earliest
-     * known due time. With handlers to spare, every due shard is claimed from at once, each for its share; when most
-     * handlers are busy, one shard is claimed from for all the free ones, and only once a good batch is free or
-     * {@value #TOP_UP_DELAY_MS} ms went by, so that a busy queue claims in batches rather than job by job.
+     * Claims due jobs while handlers are free (counting those claimed ahead of them), and jobs due within the lead to
+     * hold while fewer than {@code batch-size} are held; otherwise sleeps until the earliest known due time. With
+     * handlers to spare, every due shard is claimed from at once, each for its share; when most handlers are busy, one
+     * shard is claimed from for all the free ones, and only once a good batch is free or {@value #TOP_UP_DELAY_MS} ms
+     * went by, so that a busy queue claims in batches rather than job by job.
      */
     private void pump() {
         if (stopped) {
@@ -418,7 +419,9 @@ final class QueueWorker {
             Timer timer = vertx.timer(untilDueMicros, TimeUnit.MICROSECONDS);
             held.put(key, timer);
             timer.onSuccess(v -> {
-                held.remove(key);
+                if (held.remove(key) == null) {
+                    return; // revoked, or handed back at a stop, as the timer ended
+                }
                 waiting.add(delivery);
                 startWaiting();
                 pump();
