@@ -171,11 +171,16 @@ final class QueueWorker {
     /** Forgets what is known of every shard and looks at all of them now. */
     void wakeAll() {
         context.runOnContext(v -> {
-            Arrays.fill(nextDue, UNKNOWN);
-            Arrays.fill(dueOnly, false);
+            forgetShards();
             nextFullCheck = redisNow() + fullLookMs;
             pump();
         });
+    }
+
+    /** Forgets what is known of the shards' earliest jobs: each is looked at on the next pump. */
+    private void forgetShards() {
+        Arrays.fill(nextDue, UNKNOWN);
+        Arrays.fill(dueOnly, false);
     }
 
     private long redisNow() {
@@ -195,8 +200,7 @@ final class QueueWorker {
         }
         long now = redisNow();
         if (now >= nextFullCheck) {
-            Arrays.fill(nextDue, UNKNOWN);
-            Arrays.fill(dueOnly, false);
+            forgetShards();
             nextFullCheck = now + fullLookMs;
         }
         long aheadMs = held.size() < settings.batchSize() ? settings.claimAhead().toMillis() : 0;
@@ -211,8 +215,10 @@ final class QueueWorker {
             armWakeTimer(now, leadMs);
             return;
         }
+        // Deliveries in hand: handed to a handler or waiting for one, not those held until they are due.
+        int inHand = running.size() - held.size();
         int wanted = settings.concurrency() + claimAhead();
-        int free = wanted - active() - waiting.size() - reserved;
+        int free = wanted - inHand - reserved;
         // Jobs claimed ahead of their due time wait on timers, not for handlers: they have room of their own.
         int heldRoom = aheadMs > 0 ? settings.batchSize() - held.size() : 0;
         if (free <= 0) {
@@ -221,7 +227,7 @@ final class QueueWorker {
         }
         // How many free handlers make a claim worth its round trip while others are busy.
         int goodBatch = Math.max(1, Math.min(settings.batchSize(), wanted) / 2);
-        boolean busy = active() + waiting.size() + reserved > 0;
+        boolean busy = inHand + reserved > 0;
         if (busy && free < goodBatch && !topUpDue) {
             if (topUpTimer < 0) {
                 topUpTimer = vertx.setTimer(TOP_UP_DELAY_MS, id -> {
@@ -254,16 +260,14 @@ final class QueueWorker {
         if (heldRoom <= 0) {
             return;
         }
-        int ahead = 0;
+        List<Integer> shards = new ArrayList<>();
         for (int shard = 0; shard < nextDue.length; shard++) {
             if (nextDue[shard] > now && claimFrom(shard, leadMs) <= now && !claiming[shard]) {
-                ahead++;
+                shards.add(shard);
             }
         }
-        for (int shard = 0; shard < nextDue.length && ahead > 0; shard++) {
-            if (nextDue[shard] > now && claimFrom(shard, leadMs) <= now && !claiming[shard]) {
-                claim(shard, 0, aheadMs, (heldRoom + ahead - 1) / ahead);
-            }
+        for (int shard : shards) {
+            claim(shard, 0, aheadMs, (heldRoom + shards.size() - 1) / shards.size());
         }
     }
 

@@ -18,11 +18,12 @@
 -- Scores are whole numbers: Redis and Lua read and write those without the costly decimal conversion of fractions.
 
 local BUCKETS = 256
--- The envelope of a running or dead job, 'due|attempts|token|payload', read whole or for its token alone (checks over
--- many jobs need no copy of their payloads). Patterns, not functions: every call defines this file's functions
--- again, while constants cost nothing.
+-- The envelope of a running or dead job, 'due|attempts|token|payload', read whole or for its token (and due) alone
+-- (checks over many jobs need no copy of their payloads). Patterns, not functions: every call defines this file's
+-- functions again, while constants cost nothing.
 local ENVELOPE = '^(%d+)|(%d+)|([^|]*)|(.*)$'
 local ENVELOPE_TOKEN = '^%d+|%d+|([^|]*)|'
+local ENVELOPE_DUE_TOKEN = '^(%d+)|%d+|([^|]*)|'
 -- From 2^45 ms on (the year 3084) the score is 256 * time alone: a double holds whole numbers exactly up to 2^53.
 local BUCKET_LIMIT = 35184372088832
 local ID_SEPARATOR = '\255'
@@ -35,7 +36,8 @@ local function decimal(n)
   return DIGITS[n + 1] or string.format('%d', n)
 end
 
--- This server's time in ms, and the µs past that ms.
+-- This server's time in ms, and the µs past that ms. Two values: as the last argument of a call or the last element
+-- of a table constructor, write (serverNow()) to pass the ms alone.
 local function serverNow()
   local t = redis.call('TIME')
   local micros = tonumber(t[2])
@@ -203,7 +205,7 @@ local function dropEnvelope(id, channel, shard)
   if not env then
     return false
   end
-  local due, token = string.match(env, '^(%d+)|%d+|([^|]*)|')
+  local due, token = string.match(env, ENVELOPE_DUE_TOKEN)
   redis.call('ZREM', KEYS[4], id)
   revokeIfHeld(due, token, channel, shard)
   endRunning(id, token)
