@@ -12,6 +12,8 @@
 #   --jobs N                 jobs of W1, W2 and W4 (default 100000)
 #   --lateness-seconds N     duration of W3 at 1,000 jobs/s (default 20)
 #   --idle-seconds N         duration of the W5 measurement (default 30)
+#   --schedule-linger D      with W3, this extension runs W3 once more in an instance with this schedule-linger,
+#                            reported as W3L (default 50ms; 0 skips it)
 #   --w6-sizes LIST          pending jobs of W6 (default 10000,1000000,10000000)
 #   --w6-batch N             due jobs drained at each W6 size (default 20000)
 #   --quick                  a smoke run: 20k jobs, W3 5 s, W5 10 s, W6 at 10k and 100k; implies --no-docs
@@ -27,6 +29,7 @@ root="$(cd "$here/../.." && pwd)"
 cd "$root"
 
 runs=1
+schedule_linger=50ms
 systems="quarkus,bullmq,redisson,raw"
 workloads="W1,W2,W3,W4,W5,W6"
 jobs=100000
@@ -50,6 +53,7 @@ while [[ $# -gt 0 ]]; do
     --jobs) jobs="$2"; shift 2 ;;
     --lateness-seconds) lateness_seconds="$2"; shift 2 ;;
     --idle-seconds) idle_seconds="$2"; shift 2 ;;
+    --schedule-linger) schedule_linger="$2"; shift 2 ;;
     --w6-sizes) w6_sizes="$2"; shift 2 ;;
     --w6-batch) w6_batch="$2"; shift 2 ;;
     --quick) jobs=20000; lateness_seconds=5; idle_seconds=10; w6_sizes="10000,100000"; w6_batch=5000; docs=no
@@ -226,6 +230,13 @@ run_system() { # run system
       if [[ -n "$runner_workloads" ]]; then
         timeout 1200 java "${jvm_opts[@]}" "${jfr_opts[@]}" "${redis_url[@]}" -jar "$app_jar" "${common[@]}" \
           --workloads "$runner_workloads" --w6-sizes "$w6_sizes" --w6-batch "$w6_batch" 2>&1 | tee "$logfile" \
+          | grep --line-buffered -E '\[bench\]|ERROR|WARN' || true
+      fi
+      if has "$workloads" W3 && [[ "$schedule_linger" != 0 ]]; then
+        # W3 again, in an instance whose producer lingers (an opt-in setting): one figure of its own.
+        redis-cli -p "$redis_port" flushall >/dev/null
+        timeout 600 java "${jvm_opts[@]}" "${redis_url[@]}" -Dquarkus.delayed-jobs.schedule-linger="$schedule_linger" \
+          -jar "$app_jar" "${common[@]}" --workloads W3L 2>&1 | tee -a "$logfile" \
           | grep --line-buffered -E '\[bench\]|ERROR|WARN' || true
       fi
       if has "$workloads" W5; then

@@ -66,6 +66,7 @@ import io.quarkus.redis.client.RedisClientName;
 import io.quarkus.redis.deployment.client.RequestedRedisClientBuildItem;
 import io.quarkus.redis.runtime.client.config.RedisConfig;
 import io.quarkus.runtime.RuntimeValue;
+import io.vertx.core.Vertx;
 import io.vertx.redis.client.Redis;
 
 class DelayedJobsProcessor {
@@ -295,7 +296,8 @@ class DelayedJobsProcessor {
 
         String clientName = config.redisClientName().orElse(null);
         SyntheticBeanBuildItem.ExtendedBeanConfigurator store = SyntheticBeanBuildItem.configure(JobStore.class)
-                .scope(Singleton.class).setRuntimeInit().createWith(recorder.jobStore(clientName));
+                .scope(Singleton.class).setRuntimeInit().createWith(recorder.jobStore(clientName))
+                .addInjectionPoint(ClassType.create(Vertx.class));
         if (clientName == null) {
             store.addInjectionPoint(ClassType.create(Redis.class));
         } else {

@@ -59,7 +59,8 @@ public class FencingTest {
     }
 
     static QueueSettings withLease(Duration lease) {
-        return new QueueSettings(8, lease, 32, 16, Duration.ZERO, 10, Duration.ofSeconds(1), Duration.ofHours(1));
+        return new QueueSettings(8, lease, 32, 16, Duration.ZERO, Duration.ZERO, 10, Duration.ofSeconds(1),
+                Duration.ofHours(1));
     }
 
     List<Claimed> claim(QueueKeys keys, String id, Duration lease) throws Exception {

@@ -91,7 +91,7 @@ public class WorkerLeaseTest {
 
         scheduler.schedule("orphans", "orphan", null, Duration.ZERO);
         QueueKeys keys = store.queue("orphans").toCompletionStage().toCompletableFuture().get();
-        QueueSettings dyingWorker = new QueueSettings(8, Duration.ofSeconds(1), 32, 16, Duration.ZERO, 10,
+        QueueSettings dyingWorker = new QueueSettings(8, Duration.ofSeconds(1), 32, 16, Duration.ZERO, Duration.ZERO, 10,
                 Duration.ofSeconds(1),
                 Duration.ofHours(1));
         List<Claimed> claimed = store.claim(keys, keys.shardOf("orphan"), 10, 0, 0, dyingWorker, List.of()).toCompletionStage()

@@ -14,6 +14,7 @@ import io.quarkus.arc.SyntheticCreationalContext;
 import io.quarkus.redis.client.RedisClientName;
 import io.quarkus.runtime.RuntimeValue;
 import io.quarkus.runtime.annotations.Recorder;
+import io.vertx.core.Vertx;
 import io.vertx.redis.client.Redis;
 
 @Recorder
@@ -30,7 +31,7 @@ public class DelayedJobsRecorder {
         return context -> {
             Redis redis = redisClientName == null ? context.getInjectedReference(Redis.class)
                     : context.getInjectedReference(Redis.class, RedisClientName.Literal.of(redisClientName));
-            return new JobStore(redis, config.getValue());
+            return new JobStore(redis, context.getInjectedReference(Vertx.class), config.getValue());
         };
     }
 

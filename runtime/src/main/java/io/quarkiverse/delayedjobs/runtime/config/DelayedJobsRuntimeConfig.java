@@ -147,6 +147,18 @@ public interface DelayedJobsRuntimeConfig {
         Duration claimAhead();
 
         /**
+         * How long a scheduled job may wait in this instance for others to share its call to Redis. The jobs scheduled
+         * to the queue within this time go together (one script call per shard, all shards in one go), which costs
+         * Redis a fraction of one call per job when a producer schedules a steady stream; each {@code schedule}
+         * completes up to this much later. A job due within 1s of its {@code schedule} call never waits, and takes the
+         * jobs waiting for its shard with it. A delay counts from the {@code schedule} call all the same. Cancel,
+         * reschedule, recurring and requeue never wait. {@code 0} (the default)
+         * sends every job at once. At most 100ms.
+         */
+        @WithDefault("0")
+        Duration scheduleLinger();
+
+        /**
          * Deliveries of a job before it moves to the dead letters. A lease that ran out counts as a delivery.
          */
         @WithDefault("10")
@@ -205,6 +217,11 @@ public interface DelayedJobsRuntimeConfig {
          * Claim-ahead time of this queue, instead of {@code quarkus.delayed-jobs.claim-ahead}.
          */
         Optional<Duration> claimAhead();
+
+        /**
+         * Schedule linger of this queue, instead of {@code quarkus.delayed-jobs.schedule-linger}.
+         */
+        Optional<Duration> scheduleLinger();
 
         /**
          * Max attempts of this queue, instead of {@code quarkus.delayed-jobs.max-attempts}.

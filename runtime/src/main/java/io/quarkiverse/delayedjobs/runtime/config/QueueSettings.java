@@ -6,20 +6,23 @@ import java.time.Duration;
  * The effective settings of one queue: its overrides laid over the defaults, checked once.
  */
 public record QueueSettings(int shards, Duration lease, int batchSize, int concurrency, Duration claimAhead,
-        int maxAttempts, Duration backoffInitial, Duration backoffMax) {
+        Duration scheduleLinger, int maxAttempts, Duration backoffInitial, Duration backoffMax) {
 
     /** Jobs held longer than this would wait in memory for no gain: a second already makes one claim cover many. */
     private static final Duration MAX_CLAIM_AHEAD = Duration.ofSeconds(1);
+    /** Each schedule call completes up to the linger later: beyond this it would be felt by callers that wait. */
+    private static final Duration MAX_SCHEDULE_LINGER = Duration.ofMillis(100);
 
     public static QueueSettings of(DelayedJobsRuntimeConfig config, String queue) {
         DelayedJobsRuntimeConfig.QueueDefaults d = config.defaults();
         DelayedJobsRuntimeConfig.QueueOverrides o = config.queues().get(queue);
         QueueSettings s = o == null
                 ? new QueueSettings(d.shards(), d.lease(), d.batchSize(), d.concurrency(), d.claimAhead(),
-                        d.maxAttempts(), d.backoff().initial(), d.backoff().max())
+                        d.scheduleLinger(), d.maxAttempts(), d.backoff().initial(), d.backoff().max())
                 : new QueueSettings(o.shards().orElse(d.shards()), o.lease().orElse(d.lease()),
                         o.batchSize().orElse(d.batchSize()), o.concurrency().orElse(d.concurrency()),
-                        o.claimAhead().orElse(d.claimAhead()), o.maxAttempts().orElse(d.maxAttempts()),
+                        o.claimAhead().orElse(d.claimAhead()),
+                        o.scheduleLinger().orElse(d.scheduleLinger()), o.maxAttempts().orElse(d.maxAttempts()),
                         o.backoff().initial().orElse(d.backoff().initial()), o.backoff().max().orElse(d.backoff().max()));
         s.check(queue);
         return s;
@@ -41,6 +44,10 @@ public record QueueSettings(int shards, Duration lease, int batchSize, int concu
         if (claimAhead.isNegative() || claimAhead.compareTo(MAX_CLAIM_AHEAD) > 0) {
             throw new IllegalArgumentException(
                     where + "claim-ahead must be between 0 and " + MAX_CLAIM_AHEAD + ", was " + claimAhead);
+        }
+        if (scheduleLinger.isNegative() || scheduleLinger.compareTo(MAX_SCHEDULE_LINGER) > 0) {
+            throw new IllegalArgumentException(where + "schedule-linger must be between 0 and " + MAX_SCHEDULE_LINGER
+                    + ", was " + scheduleLinger);
         }
         if (backoffInitial.isNegative() || backoffMax.compareTo(backoffInitial) < 0) {
             throw new IllegalArgumentException(where + "backoff.initial must not be negative and backoff.max must be"

@@ -18,7 +18,7 @@ import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
 import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
 import io.quarkiverse.delayedjobs.runtime.cron.CronSchedule;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.Request;
@@ -34,15 +34,17 @@ public class JobStore {
     private final SharedConnection connection;
     private final DelayedJobsRuntimeConfig config;
     private final ConcurrentMap<String, Future<QueueKeys>> queues = new ConcurrentHashMap<>();
-    private final ConcurrentMap<String, ScheduleBatches.Shard[]> scheduleBatches = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, ScheduleBatches> scheduleBatches = new ConcurrentHashMap<>();
+    private final Vertx vertx;
 
-    public JobStore(Redis redis, DelayedJobsRuntimeConfig config) {
+    public JobStore(Redis redis, Vertx vertx, DelayedJobsRuntimeConfig config) {
         if (config.keyPrefix().isBlank() || config.keyPrefix().contains("{") || config.keyPrefix().contains("}")) {
             throw new IllegalArgumentException(
                     "quarkus.delayed-jobs.key-prefix must be non-blank and contain no braces, was '" + config.keyPrefix()
                             + "'");
         }
         this.redis = redis;
+        this.vertx = vertx;
         this.connection = new SharedConnection(redis);
         this.config = config;
     }
@@ -115,18 +117,11 @@ public class JobStore {
     public Future<Scheduled> schedule(String queue, String id, String payload, long dueOrDelayMs, boolean relative,
             OnConflict onConflict) {
         return queue(queue).compose(k -> {
-            int shard = k.shardOf(id);
-            return scheduleBatches.computeIfAbsent(queue, q -> newShardBatches(k))[shard].add(new ScheduleBatches.Job(id,
-                    payload, dueOrDelayMs, relative, onConflict.name(), QueueKeys.bucketOf(id), Promise.promise()));
+            ScheduleBatches batches = scheduleBatches.computeIfAbsent(queue, q -> new ScheduleBatches(this, vertx, k,
+                    QueueSettings.of(config, q).scheduleLinger().toMillis()));
+            return batches.add(k.shardOf(id), new ScheduleBatches.Job(id, payload, dueOrDelayMs, relative,
+                    onConflict.name(), QueueKeys.bucketOf(id)));
         });
-    }
-
-    private ScheduleBatches.Shard[] newShardBatches(QueueKeys k) {
-        ScheduleBatches.Shard[] shards = new ScheduleBatches.Shard[k.shards()];
-        for (int s = 0; s < shards.length; s++) {
-            shards[s] = new ScheduleBatches.Shard(this, k, s);
-        }
-        return shards;
     }
 
     /** Creates or updates a recurring job, armed (when new or changed) at its first occurrence by the Redis clock. */

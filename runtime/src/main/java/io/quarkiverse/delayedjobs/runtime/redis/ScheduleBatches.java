@@ -9,30 +9,98 @@ import io.quarkiverse.delayedjobs.ScheduleResult;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Scheduled;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
 import io.vertx.redis.client.Response;
 
 /**
- * Coalesces the schedule calls of one shard: while a call is under way, the jobs scheduled meanwhile wait and then go
- * together in the next call, up to {@value #MAX_JOBS_PER_CALL} at a time. A lone producer pays one round trip per
- * job as before; many concurrent producers pay the script call once per batch.
+ * Coalesces the schedule calls of one queue. Per shard, while a call is under way, the jobs scheduled meanwhile wait
+ * and then go together in the next call, up to {@value #MAX_JOBS_PER_CALL} at a time: many concurrent producers pay
+ * the script call once per batch. With a {@code schedule-linger}, a job due later than {@value #LINGER_FLOOR_MS} ms
+ * also waits up to the linger for others, and then the waiting jobs of every shard go at once: a steady stream of
+ * jobs wakes Redis once per linger instead of once per job.
  */
 final class ScheduleBatches {
 
     static final int MAX_JOBS_PER_CALL = 64;
+    /** Jobs due sooner than this never wait: the linger must not make a job late, nor delay a job due now. */
+    static final long LINGER_FLOOR_MS = 1000;
 
-    /** One job to store: the values schedule.lua takes for it, and who waits for its result. */
+    /**
+     * One job to store: the values schedule.lua takes for it, who waits for its result, and when it was scheduled
+     * ({@link System#nanoTime()}).
+     */
     record Job(String id, String payload, long dueOrDelayMs, boolean relative, String policy, int bucket,
-            Promise<Scheduled> result) {
+            Promise<Scheduled> result, long scheduledNanos) {
+
+        Job(String id, String payload, long dueOrDelayMs, boolean relative, String policy, int bucket) {
+            this(id, payload, dueOrDelayMs, relative, policy, bucket, Promise.promise(), System.nanoTime());
+        }
+
+        /**
+         * The delay still to go once the job waited here: a delay counts from the schedule call, and Redis measures
+         * it from when the job arrives. Whole ms waited only, so that the job is never due earlier than asked.
+         */
+        long delayLeftMs() {
+            return Math.max(0, dueOrDelayMs - (System.nanoTime() - scheduledNanos) / 1_000_000);
+        }
+
+        /** Whether the job is due within the linger floor, by this instance's clock for a due time. */
+        boolean dueSoon() {
+            long inMs = relative ? dueOrDelayMs : dueOrDelayMs - System.currentTimeMillis();
+            return inMs < LINGER_FLOOR_MS;
+        }
+    }
+
+    private final Vertx vertx;
+    private final long lingerMs;
+    private final Shard[] shards;
+    private boolean flushArmed;
+
+    ScheduleBatches(JobStore store, Vertx vertx, QueueKeys keys, long lingerMs) {
+        this.vertx = vertx;
+        this.lingerMs = lingerMs;
+        this.shards = new Shard[keys.shards()];
+        for (int s = 0; s < shards.length; s++) {
+            shards[s] = new Shard(store, keys, s);
+        }
+    }
+
+    Future<Scheduled> add(int shard, Job job) {
+        boolean now = lingerMs == 0 || job.dueSoon();
+        shards[shard].add(job, now);
+        if (!now) {
+            armFlush();
+        }
+        return job.result().future();
+    }
+
+    private void armFlush() {
+        synchronized (this) {
+            if (flushArmed) {
+                return;
+            }
+            flushArmed = true;
+        }
+        vertx.setTimer(lingerMs, id -> {
+            synchronized (this) {
+                flushArmed = false;
+            }
+            for (Shard shard : shards) {
+                shard.flush();
+            }
+        });
     }
 
     /** The batches of one shard. */
-    static final class Shard {
+    private static final class Shard {
 
         private final JobStore store;
         private final QueueKeys keys;
         private final int shard;
         private final Queue<Job> waiting = new ArrayDeque<>();
         private boolean underWay;
+        /** Whether the waiting jobs are to go as soon as no call is under way (else they wait for a flush). */
+        private boolean sendWanted;
 
         Shard(JobStore store, QueueKeys keys, int shard) {
             this.store = store;
@@ -40,37 +108,51 @@ final class ScheduleBatches {
             this.shard = shard;
         }
 
-        Future<Scheduled> add(Job job) {
+        void add(Job job, boolean now) {
             List<Job> batch;
             synchronized (this) {
                 waiting.add(job);
-                if (underWay) {
-                    return job.result().future();
-                }
-                underWay = true;
-                batch = take();
+                sendWanted |= now;
+                batch = takeIfReady();
             }
             send(batch);
-            return job.result().future();
         }
 
-        /** Called with the lock held. */
-        private List<Job> take() {
+        void flush() {
+            List<Job> batch;
+            synchronized (this) {
+                sendWanted = true;
+                batch = takeIfReady();
+            }
+            send(batch);
+        }
+
+        /** The next batch to send, or null while a call is under way or nothing is to go yet. Lock held. */
+        private List<Job> takeIfReady() {
+            if (underWay || !sendWanted || waiting.isEmpty()) {
+                return null;
+            }
             List<Job> batch = new ArrayList<>(Math.min(waiting.size(), MAX_JOBS_PER_CALL));
             while (!waiting.isEmpty() && batch.size() < MAX_JOBS_PER_CALL) {
                 batch.add(waiting.poll());
             }
+            underWay = true;
+            // Jobs beyond one call's share go right after it.
+            sendWanted = !waiting.isEmpty();
             return batch;
         }
 
         private void send(List<Job> batch) {
+            if (batch == null) {
+                return;
+            }
             List<Object> args = new ArrayList<>(2 + batch.size() * 6);
             args.add(keys.wakeChannel());
             args.add(shard);
             for (Job job : batch) {
                 args.add(job.id());
                 args.add(job.payload());
-                args.add(job.dueOrDelayMs());
+                args.add(job.relative() ? job.delayLeftMs() : job.dueOrDelayMs());
                 args.add(job.relative() ? "in" : "at");
                 args.add(job.policy());
                 args.add(job.bucket());
@@ -87,12 +169,10 @@ final class ScheduleBatches {
                 }
                 List<Job> next;
                 synchronized (this) {
-                    next = take();
-                    underWay = !next.isEmpty();
+                    underWay = false;
+                    next = takeIfReady();
                 }
-                if (!next.isEmpty()) {
-                    send(next);
-                }
+                send(next);
             });
         }
     }

@@ -42,9 +42,11 @@ import io.vertx.core.Vertx;
  * other instances could run meanwhile.
  * <p>
  * It claims ahead in time too: a shard is claimed from a fifth of {@code claim-ahead} before its earliest job is due,
- * taking the jobs due within {@code claim-ahead}, and each such job waits for its due time on a timer of its own
- * (no further jobs are claimed ahead while {@code batch-size} of them wait). Jobs due one by one then cost one claim
- * per stretch of time rather than one each. A job ended by a producer before it is due (cancelled, moved, replaced)
+ * taking the jobs due within {@code claim-ahead}, and each such job waits for its due time on a timer of its own.
+ * The other shards with a job due within {@code claim-ahead} are claimed from in the same go, so that Redis is woken
+ * once per round of claims. No job is claimed ahead while more than {@code batch-size} claimed jobs wait to start.
+ * Jobs due one by one then cost one claim per stretch of time rather than one each. A job ended by a producer before it is due
+ * (cancelled, moved, replaced)
  * is revoked on the wake channel and does not start.
  * <p>
  * All state is confined to one event-loop context; handlers report back to it.
@@ -65,6 +67,8 @@ final class QueueWorker {
     private static final long ACK_DELAY_MS = 50;
     /** A shard is claimed from this fraction of {@code claim-ahead} before its earliest job is due. */
     private static final int LEAD_PER_CLAIM_AHEAD = 5;
+    /** Most jobs claimed but not started yet, in batches of {@code batch-size}, while claiming ahead. */
+    private static final int HELD_BATCHES = 2;
     private static final long TOP_UP_DELAY_MS = 1;
     private static final double RUNNER_WORK_MS = 1;
 
@@ -203,7 +207,12 @@ final class QueueWorker {
             forgetShards();
             nextFullCheck = now + fullLookMs;
         }
-        long aheadMs = held.size() < settings.batchSize() ? settings.claimAhead().toMillis() : 0;
+        // Jobs claimed but not started yet: held until due, or due and waiting for a handler. Counting the waiting
+        // ones keeps a worker whose handlers fall behind from claiming ever more ahead. Claiming ahead needs room for
+        // a batch more, so that a round over every shard gets each a fair share rather than a job or two.
+        int notStarted = held.size() + waiting.size();
+        int holdLimit = HELD_BATCHES * settings.batchSize();
+        long aheadMs = notStarted <= holdLimit - settings.batchSize() ? settings.claimAhead().toMillis() : 0;
         long leadMs = aheadMs / LEAD_PER_CLAIM_AHEAD;
         int due = 0;
         for (int shard = 0; shard < nextDue.length; shard++) {
@@ -220,9 +229,25 @@ final class QueueWorker {
         int wanted = settings.concurrency() + claimAhead();
         int free = wanted - inHand - reserved;
         // Jobs claimed ahead of their due time wait on timers, not for handlers: they have room of their own.
-        int heldRoom = aheadMs > 0 ? settings.batchSize() - held.size() : 0;
+        int heldRoom = aheadMs > 0 ? holdLimit - notStarted : 0;
+        // Shards whose earliest job is due within claim-ahead, though not within the lead yet, are claimed from too:
+        // their claims go out together with these, so that shards are claimed in rounds rather than each on its own.
+        List<Integer> along = heldRoom > 0 ? claimableAlong(now, leadMs, aheadMs)
+                : List.of();
         if (free <= 0) {
-            claimAheadOnly(now, leadMs, aheadMs, heldRoom);
+            // With no handler to spare, only jobs to hold until they are due: jobs due now would wait for a handler,
+            // and another instance may have one.
+            if (heldRoom > 0) {
+                List<Integer> shards = new ArrayList<>(along);
+                for (int shard = 0; shard < nextDue.length; shard++) {
+                    if (nextDue[shard] > now && claimFrom(shard, leadMs) <= now && !claiming[shard]) {
+                        shards.add(shard);
+                    }
+                }
+                for (int shard : shards) {
+                    claim(shard, 0, aheadMs, (heldRoom + shards.size() - 1) / shards.size());
+                }
+            }
             return; // a finishing handler, or a claim coming back, pumps again
         }
         // How many free handlers make a claim worth its round trip while others are busy.
@@ -240,35 +265,34 @@ final class QueueWorker {
         }
         topUpDue = false;
         int share = (free + due - 1) / due;
+        int heldShare = (heldRoom + due + along.size() - 1) / (due + along.size());
         if (busy && share < goodBatch) {
-            claim(nextDueShard(now, leadMs), Math.min(settings.batchSize(), free), aheadMs, heldRoom);
-            return;
+            claim(nextDueShard(now, leadMs), Math.min(settings.batchSize(), free), aheadMs, heldShare);
+        } else {
+            for (; due > 0 && free > 0; due--) {
+                int limit = Math.min(settings.batchSize(), Math.min(share, free));
+                claim(nextDueShard(now, leadMs), limit, aheadMs, heldShare);
+                free -= limit;
+            }
         }
-        int heldShare = (heldRoom + due - 1) / due;
-        for (; due > 0 && free > 0; due--) {
-            int limit = Math.min(settings.batchSize(), Math.min(share, free));
-            claim(nextDueShard(now, leadMs), limit, aheadMs, heldShare);
-            free -= limit;
+        for (int shard : along) {
+            claim(shard, 0, aheadMs, heldShare);
         }
     }
 
     /**
-     * With no handler to spare, claims only from shards whose earliest job is not due yet (but within the lead), and
-     * only jobs to hold until they are due: jobs due now would wait for a handler, and another instance may have one.
+     * The shards not due for a claim yet whose earliest job is due within {@code aheadMs} and may be claimed ahead:
+     * claimed along with a due shard, they take the jobs they hold in the same round.
      */
-    private void claimAheadOnly(long now, long leadMs, long aheadMs, int heldRoom) {
-        if (heldRoom <= 0) {
-            return;
-        }
+    private List<Integer> claimableAlong(long now, long leadMs, long aheadMs) {
         List<Integer> shards = new ArrayList<>();
         for (int shard = 0; shard < nextDue.length; shard++) {
-            if (nextDue[shard] > now && claimFrom(shard, leadMs) <= now && !claiming[shard]) {
+            long next = nextDue[shard];
+            if (!claiming[shard] && !dueOnly[shard] && next != UNKNOWN && next - leadMs > now && next <= now + aheadMs) {
                 shards.add(shard);
             }
         }
-        for (int shard : shards) {
-            claim(shard, 0, aheadMs, (heldRoom + shards.size() - 1) / shards.size());
-        }
+        return shards;
     }
 
     /** When to claim from a shard: {@code leadMs} before its earliest job is due, unless that job is not for ahead. */

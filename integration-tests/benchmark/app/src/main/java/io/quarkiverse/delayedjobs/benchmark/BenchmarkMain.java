@@ -63,7 +63,8 @@ public class BenchmarkMain implements QuarkusApplication {
         try (RedisMeter meter = new RedisMeter(vertx, redisUrl)) {
             Workloads workloads = new Workloads(reactive, scheduler, tally, meter, new ResultWriter(mapper, options),
                     mapper, options, keyPrefix, shards);
-            if (options.has("W1") || options.has("W2") || options.has("W3") || options.has("W4")) {
+            if (options.has("W1") || options.has("W2") || options.has("W3") || options.has("W3L")
+                    || options.has("W4")) {
                 LOG.info("Warm-up (not measured)");
                 workloads.warmUp();
             }
@@ -77,7 +78,11 @@ public class BenchmarkMain implements QuarkusApplication {
             }
             if (options.has("W3")) {
                 LOG.info("W3 lateness");
-                workloads.lateness();
+                workloads.lateness("W3");
+            }
+            if (options.has("W3L")) {
+                LOG.info("W3 lateness with a schedule linger");
+                workloads.lateness("W3L");
             }
             if (options.has("W6")) {
                 LOG.info("W6 scale");

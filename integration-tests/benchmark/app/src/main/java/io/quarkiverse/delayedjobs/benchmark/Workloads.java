@@ -22,6 +22,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntFunction;
 
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -188,8 +189,11 @@ final class Workloads {
         return r;
     }
 
-    /** W3: a steady stream of jobs each due a fixed delay after it was scheduled; how late does each start? */
-    void lateness() {
+    /**
+     * W3: a steady stream of jobs each due a fixed delay after it was scheduled; how late does each start? Recorded
+     * as {@code workload}: W3, or W3L when this instance runs with a {@code schedule-linger}.
+     */
+    void lateness(String workload) {
         int perSecond = options.latenessRate();
         int n = perSecond * options.latenessSeconds();
         Duration delay = Duration.ofSeconds(2);
@@ -233,7 +237,9 @@ final class Workloads {
         extra.put("maxMs", lateness.length == 0 ? 0 : lateness[lateness.length - 1] / 1e3);
         extra.put("minMs", lateness.length == 0 ? 0 : lateness[0] / 1e3);
         extra.put("latest", tally.latest(5, startMs));
-        log(out.phase("W3", n, wall, before, after, extra));
+        extra.put("scheduleLinger", ConfigProvider.getConfig()
+                .getOptionalValue("quarkus.delayed-jobs.schedule-linger", String.class).orElse("0"));
+        log(out.phase(workload, n, wall, before, after, extra));
     }
 
     /**

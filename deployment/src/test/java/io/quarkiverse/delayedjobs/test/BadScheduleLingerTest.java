@@ -1,0 +1,43 @@
+package io.quarkiverse.delayedjobs.test;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quarkiverse.delayedjobs.Delayed;
+import io.quarkus.test.QuarkusUnitTest;
+
+/**
+ * A schedule linger beyond 100 ms stops the application at startup with a message naming the queue, the setting, the
+ * rule and the value: each schedule call would complete that much later.
+ */
+public class BadScheduleLingerTest {
+
+    @RegisterExtension
+    static final QuarkusUnitTest test = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(Lingering.class, RedisTestServer.class))
+            .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
+            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "bad-linger")
+            .overrideConfigKey("quarkus.delayed-jobs.schedule-linger", "1s")
+            .assertException(e -> {
+                for (Throwable t = e; t != null; t = t.getCause()) {
+                    if (t instanceof IllegalArgumentException && t.getMessage().equals("quarkus.delayed-jobs settings"
+                            + " of queue 'lingering': schedule-linger must be between 0 and PT0.1S, was PT1S")) {
+                        return;
+                    }
+                }
+                fail("unexpected failure", e);
+            });
+
+    static class Lingering {
+        @Delayed("lingering")
+        void run() {
+        }
+    }
+
+    @Test
+    void refusesToStart() {
+        fail("the application should not have started");
+    }
+}

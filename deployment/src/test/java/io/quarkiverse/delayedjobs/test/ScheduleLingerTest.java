@@ -1,0 +1,117 @@
+package io.quarkiverse.delayedjobs.test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quarkiverse.delayedjobs.DelayedScheduler;
+import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
+import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkus.redis.datasource.RedisDataSource;
+import io.quarkus.test.QuarkusUnitTest;
+import io.vertx.core.Vertx;
+
+/**
+ * With {@code schedule-linger}, jobs due later than a second wait up to the linger in the producer and go to Redis
+ * together; a job due sooner goes at once and takes the waiting ones with it; a delay still counts from the schedule
+ * call. The application has no handler, so that every script call Redis counts is a schedule call.
+ */
+public class ScheduleLingerTest {
+
+    @RegisterExtension
+    static final QuarkusUnitTest test = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(RedisTestServer.class))
+            .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
+            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "schedule-linger")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.lingering.shards", "1")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.lingering.schedule-linger", "100ms");
+
+    @Inject
+    DelayedScheduler scheduler;
+
+    @Inject
+    ReactiveDelayedScheduler reactive;
+
+    @Inject
+    RedisDataSource redis;
+
+    @Inject
+    Vertx vertx;
+
+    @BeforeEach
+    void loadScript() {
+        // The first call of a script may need its text sent after a NOSCRIPT: a second call the counts would see.
+        scheduler.schedule("lingering", "warm-up", "p", Duration.ZERO);
+    }
+
+    @Test
+    void aSteadyStreamOfJobsGoesToRedisInAFewCalls() throws InterruptedException {
+        int jobs = 40;
+        long before = scriptCalls();
+        CountDownLatch stored = new CountDownLatch(jobs);
+        AtomicInteger sent = new AtomicInteger();
+        // One job every 5 ms, each due in a minute: 200 ms of jobs, two or three lingers.
+        vertx.setPeriodic(5, timer -> {
+            int i = sent.getAndIncrement();
+            if (i >= jobs) {
+                vertx.cancelTimer(timer);
+                return;
+            }
+            reactive.schedule("lingering", "stream-" + i, "p", Duration.ofMinutes(1)).subscribe()
+                    .with(result -> stored.countDown());
+        });
+        assertTrue(stored.await(10, TimeUnit.SECONDS), "not all jobs were stored");
+        long calls = scriptCalls() - before;
+        assertTrue(calls <= jobs / 4, jobs + " jobs 5 ms apart took " + calls + " schedule calls");
+        for (int i = 0; i < jobs; i++) {
+            assertTrue(scheduler.find("lingering", "stream-" + i).isPresent(), "stream-" + i + " is missing");
+        }
+    }
+
+    @Test
+    void aJobDueSoonGoesAtOnceWithTheJobsWaitingForItsShard() throws Exception {
+        CompletableFuture<ScheduleResult> later = reactive.schedule("lingering", "later", "p", Duration.ofMinutes(1))
+                .subscribeAsCompletionStage();
+        CompletableFuture<ScheduleResult> soon = reactive.schedule("lingering", "soon", "p", Duration.ofMillis(500))
+                .subscribeAsCompletionStage();
+        // A cancel never waits, and Redis answers calls in the order they were sent: these find the jobs only if both
+        // went before the linger ended.
+        assertTrue(scheduler.cancel("lingering", "soon"), "the job due soon waited for the linger");
+        assertTrue(scheduler.cancel("lingering", "later"), "the job due later did not go with the job due soon");
+        assertEquals(ScheduleResult.CREATED, soon.get(5, TimeUnit.SECONDS));
+        assertEquals(ScheduleResult.CREATED, later.get(5, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aDelayCountsFromTheScheduleCallNotFromWhenTheJobReachesRedis() {
+        // Redis runs on this machine: its clock is this clock.
+        long before = System.currentTimeMillis();
+        scheduler.schedule("lingering", "delayed", "p", Duration.ofMinutes(1));
+        long after = System.currentTimeMillis();
+        long counted = scheduler.find("lingering", "delayed").orElseThrow().dueAt().toEpochMilli() - 60_000;
+        // Whole ms are taken off the delay: the job may count from up to 1 ms before the call, never after it.
+        assertTrue(counted >= before - 1, "the delay counts from " + (counted - before) + " ms after the call");
+        assertTrue(after - counted >= 90, "the call took " + (after - before) + " ms, the delay counts from "
+                + (counted - before) + " ms after its start: from when the job reached Redis");
+    }
+
+    /** Script calls Redis ran so far, all clients together (only this test's application uses Redis meanwhile). */
+    private long scriptCalls() {
+        String stats = redis.execute("INFO", "commandstats").toString();
+        Matcher calls = Pattern.compile("cmdstat_evalsha:calls=(\\d+)").matcher(stats);
+        return calls.find() ? Long.parseLong(calls.group(1)) : 0;
+    }
+}
