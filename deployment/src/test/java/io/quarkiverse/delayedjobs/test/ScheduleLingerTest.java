@@ -14,12 +14,16 @@ import java.util.regex.Pattern;
 import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.quarkiverse.delayedjobs.DelayedScheduler;
 import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
 import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkiverse.delayedjobs.runtime.worker.DelayedJobsEngine;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.QuarkusUnitTest;
 import io.vertx.core.Vertx;
@@ -27,8 +31,10 @@ import io.vertx.core.Vertx;
 /**
  * With {@code schedule-linger}, jobs due later than a second wait up to the linger in the producer and go to Redis
  * together; a job due sooner goes at once and takes the waiting ones with it; a delay still counts from the schedule
- * call. The application has no handler, so that every script call Redis counts is a schedule call.
+ * call; a stop sends the waiting jobs at once. The application has no handler, so that every script call Redis counts
+ * is a schedule call.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 public class ScheduleLingerTest {
 
     @RegisterExtension
@@ -50,6 +56,9 @@ public class ScheduleLingerTest {
 
     @Inject
     Vertx vertx;
+
+    @Inject
+    DelayedJobsEngine engine;
 
     @BeforeEach
     void loadScript() {
@@ -106,6 +115,17 @@ public class ScheduleLingerTest {
         assertTrue(counted >= before - 1, "the delay counts from " + (counted - before) + " ms after the call");
         assertTrue(after - counted >= 90, "the call took " + (after - before) + " ms, the delay counts from "
                 + (counted - before) + " ms after its start: from when the job reached Redis");
+    }
+
+    @Test
+    @Order(Integer.MAX_VALUE) // last: the stop ends the linger for the rest of the application's life
+    void aStopSendsTheWaitingJobsAtOnce() {
+        CompletableFuture<ScheduleResult> waiting = reactive.schedule("lingering", "at-stop", "p", Duration.ofMinutes(1))
+                .subscribeAsCompletionStage();
+        engine.stop();
+        // Sent after the stop's flush, so answered after it: it finds the job only if the stop sent it.
+        assertTrue(scheduler.cancel("lingering", "at-stop"), "the stop left the waiting job waiting");
+        assertEquals(ScheduleResult.CREATED, waiting.join());
     }
 
     /** Script calls Redis ran so far, all clients together (only this test's application uses Redis meanwhile). */

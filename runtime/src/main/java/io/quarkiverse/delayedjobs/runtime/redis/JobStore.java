@@ -124,6 +124,11 @@ public class JobStore {
         });
     }
 
+    /** Sends the jobs waiting for their schedule linger at once, and lets no job wait from now on (a stop). */
+    public void flushLingeringSchedules() {
+        scheduleBatches.values().forEach(ScheduleBatches::stopLingering);
+    }
+
     /** Creates or updates a recurring job, armed (when new or changed) at its first occurrence by the Redis clock. */
     public Future<Scheduled> recurring(String queue, String id, String payload, CronSchedule schedule) {
         return queue(queue).compose(k -> time().compose(now -> {

@@ -52,8 +52,9 @@ final class ScheduleBatches {
     }
 
     private final Vertx vertx;
-    private final long lingerMs;
     private final Shard[] shards;
+    /** 0 once the application stops: a timer might not fire any more. */
+    private volatile long lingerMs;
     private boolean flushArmed;
 
     ScheduleBatches(JobStore store, Vertx vertx, QueueKeys keys, long lingerMs) {
@@ -66,29 +67,45 @@ final class ScheduleBatches {
     }
 
     Future<Scheduled> add(int shard, Job job) {
-        boolean now = lingerMs == 0 || job.dueSoon();
+        long linger = lingerMs;
+        boolean now = linger == 0 || job.dueSoon();
         shards[shard].add(job, now);
-        if (!now) {
-            armFlush();
+        if (now) {
+            return job.result().future();
+        }
+        if (lingerMs == 0) {
+            shards[shard].flush(); // the application stopped meanwhile
+        } else {
+            armFlush(linger);
         }
         return job.result().future();
     }
 
-    private void armFlush() {
+    /** Sends the waiting jobs now, and every job at once from now on. */
+    void stopLingering() {
+        lingerMs = 0;
+        flushAll();
+    }
+
+    private void armFlush(long linger) {
         synchronized (this) {
             if (flushArmed) {
                 return;
             }
             flushArmed = true;
         }
-        vertx.setTimer(lingerMs, id -> {
+        vertx.setTimer(linger, id -> {
             synchronized (this) {
                 flushArmed = false;
             }
-            for (Shard shard : shards) {
-                shard.flush();
-            }
+            flushAll();
         });
+    }
+
+    private void flushAll() {
+        for (Shard shard : shards) {
+            shard.flush();
+        }
     }
 
     /** The batches of one shard. */

@@ -45,9 +45,8 @@ import io.vertx.core.Vertx;
  * taking the jobs due within {@code claim-ahead}, and each such job waits for its due time on a timer of its own.
  * The other shards with a job due within {@code claim-ahead} are claimed from in the same go, so that Redis is woken
  * once per round of claims. No job is claimed ahead while more than {@code batch-size} claimed jobs wait to start.
- * Jobs due one by one then cost one claim per stretch of time rather than one each. A job ended by a producer before it is due
- * (cancelled, moved, replaced)
- * is revoked on the wake channel and does not start.
+ * Jobs due one by one then cost one claim per stretch of time rather than one each. A job ended by a producer before
+ * it is due (cancelled, moved, replaced) is revoked on the wake channel and does not start.
  * <p>
  * All state is confined to one event-loop context; handlers report back to it.
  */
@@ -232,8 +231,7 @@ final class QueueWorker {
         int heldRoom = aheadMs > 0 ? holdLimit - notStarted : 0;
         // Shards whose earliest job is due within claim-ahead, though not within the lead yet, are claimed from too:
         // their claims go out together with these, so that shards are claimed in rounds rather than each on its own.
-        List<Integer> along = heldRoom > 0 ? claimableAlong(now, leadMs, aheadMs)
-                : List.of();
+        List<Integer> along = heldRoom > 0 ? claimableAlong(now, leadMs, aheadMs) : List.of();
         if (free <= 0) {
             // With no handler to spare, only jobs to hold until they are due: jobs due now would wait for a handler,
             // and another instance may have one.
@@ -265,8 +263,10 @@ final class QueueWorker {
         }
         topUpDue = false;
         int share = (free + due - 1) / due;
-        int heldShare = (heldRoom + due + along.size() - 1) / (due + along.size());
-        if (busy && share < goodBatch) {
+        boolean oneShard = busy && share < goodBatch;
+        int claims = (oneShard ? 1 : due) + along.size();
+        int heldShare = (heldRoom + claims - 1) / claims;
+        if (oneShard) {
             claim(nextDueShard(now, leadMs), Math.min(settings.batchSize(), free), aheadMs, heldShare);
         } else {
             for (; due > 0 && free > 0; due--) {

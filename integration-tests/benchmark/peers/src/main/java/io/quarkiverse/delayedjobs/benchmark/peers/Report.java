@@ -660,6 +660,9 @@ public final class Report {
                 them ends before), in the order they are scheduled; one instance with concurrency 16; from that moment
                 until the last acknowledgement (Redisson has none: until the last element is taken).
                 W3 lateness:: 1,000 jobs/s for 20 s, each due 2 s after it was scheduled; handler start minus due time.
+                W3L:: W3 again, for this extension only, in an instance whose producer lingers
+                (`quarkus.delayed-jobs.schedule-linger`, an opt-in setting: each schedule call may wait that long for
+                others, and then every shard's jobs go together).
                 W4 memory:: `used_memory` before and after loading W2's 100,000 jobs, while they are pending.
                 W5 idle:: one idle instance with one queue, watched for 30 s with `MONITOR` (commands clients send, and
                 those scripts run) and `INFO` (CPU).
