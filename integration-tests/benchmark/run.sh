@@ -174,8 +174,12 @@ trap cleanup EXIT
 
 record_load() { # run system before|after
   read -r l1 l5 l15 _ < /proc/loadavg
-  printf '{"type":"load","run":%s,"system":"%s","when":"%s","load1":%s,"load5":%s,"load15":%s}\n' \
-    "$1" "$2" "$3" "$l1" "$l5" "$l15" >> "$results"
+  # CPU time of the whole machine in ticks, and the part the hypervisor took (steal) for the report to compare.
+  local user nice system idle iowait irq softirq steal
+  read -r _ user nice system idle iowait irq softirq steal _ < /proc/stat
+  local total=$((user + nice + system + idle + iowait + irq + softirq + steal))
+  printf '{"type":"load","run":%s,"system":"%s","when":"%s","load1":%s,"load5":%s,"load15":%s,"cpuSteal":%s,"cpuTotal":%s}\n' \
+    "$1" "$2" "$3" "$l1" "$l5" "$l15" "$steal" "$total" >> "$results"
   log "$2 run $1, load average $3: $l1 $l5 $l15"
 }
 

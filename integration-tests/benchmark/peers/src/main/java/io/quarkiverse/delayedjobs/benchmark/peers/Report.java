@@ -529,21 +529,36 @@ public final class Report {
 
     // ---------------------------------------------------------------- load
 
+    /**
+     * Per run and system: the load average before and after, and the share of the CPU time the hypervisor took
+     * meanwhile (steal, from {@code /proc/stat}): on a shared virtual machine that share, when high, doubles figures.
+     */
     private List<List<String>> loadRows() {
         List<List<String>> rows = new ArrayList<>();
-        Map<String, String[]> byRun = new LinkedHashMap<>();
+        Map<String, JsonNode[]> byRun = new LinkedHashMap<>();
         for (JsonNode l : loads) {
             String key = l.path("run").asText() + "|" + l.path("system").asText();
-            String[] pair = byRun.computeIfAbsent(key, k -> new String[] { DASH, DASH });
-            String value = l.path("load1").asText() + " / " + l.path("load5").asText() + " / "
-                    + l.path("load15").asText();
-            pair["before".equals(l.path("when").asText()) ? 0 : 1] = value;
+            byRun.computeIfAbsent(key, k -> new JsonNode[2])["before".equals(l.path("when").asText()) ? 0 : 1] = l;
         }
         byRun.forEach((key, pair) -> {
             String[] parts = key.split("\\|");
-            rows.add(List.of(parts[0], name(parts[1]), pair[0], pair[1]));
+            rows.add(List.of(parts[0], name(parts[1]), loadText(pair[0]), loadText(pair[1]), stealText(pair)));
         });
         return rows;
+    }
+
+    private static String loadText(JsonNode l) {
+        return l == null ? DASH
+                : l.path("load1").asText() + " / " + l.path("load5").asText() + " / " + l.path("load15").asText();
+    }
+
+    private static String stealText(JsonNode[] pair) {
+        if (pair[0] == null || pair[1] == null || !pair[0].has("cpuSteal") || !pair[1].has("cpuSteal")) {
+            return DASH;
+        }
+        double total = pair[1].path("cpuTotal").asDouble() - pair[0].path("cpuTotal").asDouble();
+        double steal = pair[1].path("cpuSteal").asDouble() - pair[0].path("cpuSteal").asDouble();
+        return total <= 0 ? DASH : String.format(Locale.ROOT, "%.1f %%", 100 * steal / total);
     }
 
     // ---------------------------------------------------------------- rendering
@@ -562,8 +577,9 @@ public final class Report {
         md.append(markdownTable(List.of("Figure", "System", "Runs"), spreadRows()));
         md.append("\n## Where Redis spends its time (commandstats of the first run, per job)\n\n");
         md.append(markdownTable(List.of("Workload", "System", "Top commands by Redis time"), hotCommands()));
-        md.append("\n## Machine load (1 / 5 / 15 min load average)\n\n");
-        md.append(markdownTable(List.of("Run", "System", "Before", "After"), loadRows()));
+        md.append("\n## Machine load (1 / 5 / 15 min load average; steal: the CPU time the hypervisor took during the"
+                + " run)\n\n");
+        md.append(markdownTable(List.of("Run", "System", "Before", "After", "Steal"), loadRows()));
         md.append("\n## Machine\n\n").append(machineText("- ")).append('\n');
         return md.toString();
     }
@@ -675,9 +691,10 @@ public final class Report {
 
                 """);
         adoc.append("== Machine\n\n").append(machineText("* ")).append('\n');
-        adoc.append("Load average (1 / 5 / 15 min) before and after each system's run: other builds share this"
-                + " machine, so read the figures with it.\n\n");
-        adoc.append(asciidocTable("1,3,2,2", List.of("Run", "System", "Before", "After"), loadRows()));
+        adoc.append("Load average (1 / 5 / 15 min) before and after each system's run, and the share of the CPU"
+                + " time the hypervisor took meanwhile (steal): other machines share this one's host, so read the"
+                + " figures with it.\n\n");
+        adoc.append(asciidocTable("1,3,2,2,1", List.of("Run", "System", "Before", "After", "Steal"), loadRows()));
         return adoc.toString();
     }
 
