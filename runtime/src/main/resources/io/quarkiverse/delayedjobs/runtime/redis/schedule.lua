@@ -36,6 +36,11 @@ local earliestAdded = nil
 -- Only running and dead jobs have envelopes, and this script never adds one: most calls need not look for them.
 local hasEnvelopes = redis.call('EXISTS', KEYS[3]) == 1
 local out = {}
+-- New members of 'due' go in one ZADD for the call: one command instead of one per job. Pending ones are written
+-- before anything reads 'due' (the same id twice in one call).
+-- (No function for that: every call of the script would define it again.) A call of one job adds it at once.
+local toAdd = {}
+local single = #ARGV == 8
 for i = 3, #ARGV, 6 do
   local id, policy = ARGV[i], ARGV[i + 4]
   local due, dueText = tonumber(ARGV[i + 2]), ARGV[i + 2]
@@ -57,6 +62,10 @@ for i = 3, #ARGV, 6 do
       oldDue = tonumber((string.match(env, ENVELOPE)))
     end
   elseif not indexed then
+    if toAdd[1] then
+      redis.call('ZADD', KEYS[1], unpack(toAdd))
+      toAdd = {}
+    end
     member, runAt = findPending(id, bucket)
     if member then
       local _, _, d = unpackMember(member, runAt)
@@ -82,11 +91,23 @@ for i = 3, #ARGV, 6 do
       redis.call('HDEL', KEYS[5], id)
       redis.call('HDEL', KEYS[7], id)
     end
-    addPending(id, ARGV[i + 1], due, due, 0, bucket, indexed)
+    if single then
+      redis.call('ZADD', KEYS[1], scoreText(due, bucket), packMember(id, ARGV[i + 1], due, due, 0))
+    else
+      local n = #toAdd
+      toAdd[n + 1] = scoreText(due, bucket)
+      toAdd[n + 2] = packMember(id, ARGV[i + 1], due, due, 0)
+    end
+    if not indexed then
+      redis.call('HSET', indexKey(bucket), id, decimal(due))
+    end
     earliestAdded = math.min(earliestAdded or due, due)
   end
   out[#out + 1] = result
   out[#out + 1] = due
+end
+if toAdd[1] then
+  redis.call('ZADD', KEYS[1], unpack(toAdd))
 end
 -- One wake-up for the call, when the shard's earliest job is now earlier than before (removing jobs never makes it
 -- earlier, so only the added ones count).
