@@ -103,8 +103,8 @@ public class DelayedJobsEngine {
 
     /**
      * Sends the jobs lingering in this producer, stops claiming, hands back claimed jobs that did not start, and waits
-     * up to the shutdown timeout for running handlers and their last writes. Runs on {@link ShutdownEvent}, before the Redis
-     * client closes.
+     * up to the shutdown timeout for running handlers and their last writes. Runs on {@link ShutdownEvent}, before the
+     * Redis client closes.
      */
     public void stop() {
         // Jobs lingering in this producer go now, while the Redis client is still open.
