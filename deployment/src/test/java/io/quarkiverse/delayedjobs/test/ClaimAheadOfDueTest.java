@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import jakarta.inject.Inject;
 
@@ -152,20 +150,13 @@ public class ClaimAheadOfDueTest {
                 .until(() -> scheduler.find("held", "retried").orElse(null),
                         info -> info != null && info.state() == JobInfo.State.PENDING && info.attempts() == 1);
         Instant retryAt = waiting.dueAt();
-        long callsBefore = scriptCalls();
+        long callsBefore = RedisTestServer.scriptCalls(redis);
         await().atMost(Duration.ofSeconds(10)).until(() -> Held.starts.get("retried").size() == 2);
         Instant started = Held.starts.get("retried").get(1).startedAt();
         assertTrue(!started.isBefore(retryAt), "the retry started at " + started + ", before its time " + retryAt);
         // Waiting for the retry's time costs the claim at that time and little else, not a claim after claim.
-        long calls = scriptCalls() - callsBefore;
+        long calls = RedisTestServer.scriptCalls(redis) - callsBefore;
         assertTrue(calls < 20, "script calls while the retry waited: " + calls);
-    }
-
-    /** Script calls Redis ran so far, all clients together (only this test's application uses Redis meanwhile). */
-    private long scriptCalls() {
-        String stats = redis.execute("INFO", "commandstats").toString();
-        Matcher calls = Pattern.compile("cmdstat_evalsha:calls=(\\d+)").matcher(stats);
-        return calls.find() ? Long.parseLong(calls.group(1)) : 0;
     }
 
     /**

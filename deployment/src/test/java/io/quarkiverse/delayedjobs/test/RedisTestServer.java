@@ -11,8 +11,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.awaitility.Awaitility;
+
+import io.quarkus.redis.datasource.RedisDataSource;
 
 /**
  * Real {@code redis-server}s from the PATH, each started on a free port on first use and stopped when the test JVM
@@ -72,6 +76,16 @@ public final class RedisTestServer {
 
     public String url() {
         return "redis://127.0.0.1:" + port;
+    }
+
+    /**
+     * The script calls ({@code EVALSHA}) the server behind {@code redis} ran so far, all clients together: a test that
+     * counts them must be the only user of that server meanwhile.
+     */
+    public static long scriptCalls(RedisDataSource redis) {
+        String stats = redis.execute("INFO", "commandstats").toString();
+        Matcher calls = Pattern.compile("cmdstat_evalsha:calls=(\\d+)").matcher(stats);
+        return calls.find() ? Long.parseLong(calls.group(1)) : 0;
     }
 
     /** Sends one command to the server at {@code url} and returns its first reply line. */

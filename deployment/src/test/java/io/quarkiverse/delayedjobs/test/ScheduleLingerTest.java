@@ -8,8 +8,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import jakarta.inject.Inject;
 
@@ -69,7 +67,7 @@ public class ScheduleLingerTest {
     @Test
     void aSteadyStreamOfJobsGoesToRedisInAFewCalls() throws InterruptedException {
         int jobs = 40;
-        long before = scriptCalls();
+        long before = RedisTestServer.scriptCalls(redis);
         CountDownLatch stored = new CountDownLatch(jobs);
         AtomicInteger sent = new AtomicInteger();
         // One job every 5 ms, each due in a minute: 200 ms of jobs, two or three lingers.
@@ -83,7 +81,7 @@ public class ScheduleLingerTest {
                     .with(result -> stored.countDown());
         });
         assertTrue(stored.await(10, TimeUnit.SECONDS), "not all jobs were stored");
-        long calls = scriptCalls() - before;
+        long calls = RedisTestServer.scriptCalls(redis) - before;
         assertTrue(calls <= jobs / 4, jobs + " jobs 5 ms apart took " + calls + " schedule calls");
         for (int i = 0; i < jobs; i++) {
             assertTrue(scheduler.find("lingering", "stream-" + i).isPresent(), "stream-" + i + " is missing");
@@ -128,10 +126,4 @@ public class ScheduleLingerTest {
         assertEquals(ScheduleResult.CREATED, waiting.join());
     }
 
-    /** Script calls Redis ran so far, all clients together (only this test's application uses Redis meanwhile). */
-    private long scriptCalls() {
-        String stats = redis.execute("INFO", "commandstats").toString();
-        Matcher calls = Pattern.compile("cmdstat_evalsha:calls=(\\d+)").matcher(stats);
-        return calls.find() ? Long.parseLong(calls.group(1)) : 0;
-    }
 }

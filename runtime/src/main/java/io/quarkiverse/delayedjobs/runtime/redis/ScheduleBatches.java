@@ -17,7 +17,7 @@ import io.vertx.redis.client.Response;
  * and then go together in the next call, up to {@value #MAX_JOBS_PER_CALL} at a time: many concurrent producers pay
  * the script call once per batch. With a {@code schedule-linger}, a job due later than {@value #LINGER_FLOOR_MS} ms
  * also waits up to the linger for others, and then the waiting jobs of every shard go at once: a steady stream of
- * jobs wakes Redis once per linger instead of once per job.
+ * jobs reaches Redis in a burst of calls per linger instead of one call per job.
  */
 final class ScheduleBatches {
 

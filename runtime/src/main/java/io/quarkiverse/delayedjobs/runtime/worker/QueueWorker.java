@@ -43,8 +43,8 @@ import io.vertx.core.Vertx;
  * <p>
  * It claims ahead in time too: a shard is claimed from a fifth of {@code claim-ahead} before its earliest job is due,
  * taking the jobs due within {@code claim-ahead}, and each such job waits for its due time on a timer of its own.
- * The other shards with a job due within {@code claim-ahead} are claimed from in the same go, so that Redis is woken
- * once per round of claims. No job is claimed ahead while more than {@code batch-size} claimed jobs wait to start.
+ * The other shards with a job due within {@code claim-ahead} are claimed from in the same go, so that the calls of a
+ * round go to Redis together. No job is claimed ahead while more than {@code batch-size} claimed jobs wait to start.
  * Jobs due one by one then cost one claim per stretch of time rather than one each. A job ended by a producer before
  * it is due (cancelled, moved, replaced) is revoked on the wake channel and does not start.
  * <p>
@@ -191,11 +191,11 @@ final class QueueWorker {
     }
 
     /**
-     * Claims due jobs while handlers are free (counting those claimed ahead of them), and jobs due within the lead to
-     * hold while fewer than {@code batch-size} are held; otherwise sleeps until the earliest known due time. With
-     * handlers to spare, every due shard is claimed from at once, each for its share; when most handlers are busy, one
-     * shard is claimed from for all the free ones, and only once a good batch is free or {@value #TOP_UP_DELAY_MS} ms
-     * went by, so that a busy queue claims in batches rather than job by job.
+     * Claims due jobs while handlers are free (counting those claimed ahead of them), and jobs due within
+     * {@code claim-ahead} to hold while at most {@code batch-size} claimed jobs wait to start; otherwise sleeps until
+     * the earliest known due time. With handlers to spare, every due shard is claimed from at once, each for its share;
+     * when most handlers are busy, one shard is claimed from for all the free ones, and only once a good batch is free
+     * or {@value #TOP_UP_DELAY_MS} ms went by, so that a busy queue claims in batches rather than job by job.
      */
     private void pump() {
         if (stopped) {
@@ -229,22 +229,12 @@ final class QueueWorker {
         int free = wanted - inHand - reserved;
         // Jobs claimed ahead of their due time wait on timers, not for handlers: they have room of their own.
         int heldRoom = aheadMs > 0 ? holdLimit - notStarted : 0;
-        // Shards whose earliest job is due within claim-ahead, though not within the lead yet, are claimed from too:
-        // their claims go out together with these, so that shards are claimed in rounds rather than each on its own.
-        List<Integer> along = heldRoom > 0 ? claimableAlong(now, leadMs, aheadMs) : List.of();
         if (free <= 0) {
             // With no handler to spare, only jobs to hold until they are due: jobs due now would wait for a handler,
             // and another instance may have one.
-            if (heldRoom > 0) {
-                List<Integer> shards = new ArrayList<>(along);
-                for (int shard = 0; shard < nextDue.length; shard++) {
-                    if (nextDue[shard] > now && claimFrom(shard, leadMs) <= now && !claiming[shard]) {
-                        shards.add(shard);
-                    }
-                }
-                for (int shard : shards) {
-                    claim(shard, 0, aheadMs, (heldRoom + shards.size() - 1) / shards.size());
-                }
+            List<Integer> shards = heldRoom > 0 ? aheadShards(now, now + aheadMs) : List.of();
+            for (int shard : shards) {
+                claim(shard, 0, aheadMs, (heldRoom + shards.size() - 1) / shards.size());
             }
             return; // a finishing handler, or a claim coming back, pumps again
         }
@@ -262,6 +252,9 @@ final class QueueWorker {
             return;
         }
         topUpDue = false;
+        // Shards whose earliest job is due within claim-ahead, though not within the lead yet, are claimed from too:
+        // their claims go out together with these, so that shards are claimed in rounds rather than each on its own.
+        List<Integer> along = heldRoom > 0 ? aheadShards(now + leadMs, now + aheadMs) : List.of();
         int share = (free + due - 1) / due;
         boolean oneShard = busy && share < goodBatch;
         int claims = (oneShard ? 1 : due) + along.size();
@@ -281,14 +274,14 @@ final class QueueWorker {
     }
 
     /**
-     * The shards not due for a claim yet whose earliest job is due within {@code aheadMs} and may be claimed ahead:
-     * claimed along with a due shard, they take the jobs they hold in the same round.
+     * The shards, with no claim under way, whose earliest job is due after {@code after} and by {@code by} and may be
+     * claimed ahead (not a retry). UNKNOWN and NOTHING fall outside any such range.
      */
-    private List<Integer> claimableAlong(long now, long leadMs, long aheadMs) {
+    private List<Integer> aheadShards(long after, long by) {
         List<Integer> shards = new ArrayList<>();
         for (int shard = 0; shard < nextDue.length; shard++) {
             long next = nextDue[shard];
-            if (!claiming[shard] && !dueOnly[shard] && next != UNKNOWN && next - leadMs > now && next <= now + aheadMs) {
+            if (!claiming[shard] && !dueOnly[shard] && next > after && next <= by) {
                 shards.add(shard);
             }
         }
