@@ -57,8 +57,8 @@ public class ScheduleBatchingTest {
             assertEquals(ScheduleResult.CREATED, result.get(10, TimeUnit.SECONDS));
         }
         // The first jobs of four shards went at once, one call each; every other job waited for a call to come back.
-        // Then each shard's waiting jobs went in one call: 4 + 8 calls, where one call under way per shard (and no
-        // more per queue) would have made 8 + 8.
+        // Then each shard's waiting jobs went in one call: 4 + 8 calls. With a call under way per shard and no cap
+        // per queue, the first jobs of all 8 shards would have gone alone: 8 + 8.
         assertEquals(12, RedisTestServer.scriptCalls(redis) - before);
         for (int i = 0; i < 64; i++) {
             assertEquals(true, scheduler.find("batched", "job-" + i).isPresent(), "job-" + i + " is missing");
