@@ -1,6 +1,7 @@
 package io.quarkiverse.delayedjobs.test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,7 +62,7 @@ public class ScheduleBatchingTest {
         // per queue, the first jobs of all 8 shards would have gone alone: 8 + 8.
         assertEquals(12, RedisTestServer.scriptCalls(redis) - before);
         for (int i = 0; i < 64; i++) {
-            assertEquals(true, scheduler.find("batched", "job-" + i).isPresent(), "job-" + i + " is missing");
+            assertTrue(scheduler.find("batched", "job-" + i).isPresent(), "job-" + i + " is missing");
         }
     }
 }

@@ -38,7 +38,8 @@ local hasEnvelopes = redis.call('EXISTS', KEYS[3]) == 1
 local out = {}
 -- New members of 'due' go in one ZADD for the call: one command instead of one per job. Pending ones are written
 -- before anything reads 'due' (the same id twice in one call).
--- (No function for that: every call of the script would define it again.) A call of one job adds it at once.
+-- (No function for that: every call of the script would define it again.) A call of one job stores it with
+-- addPending, as the other scripts do.
 local toAdd = {}
 local single = #ARGV == 8
 for i = 3, #ARGV, 6 do
@@ -92,14 +93,14 @@ for i = 3, #ARGV, 6 do
       redis.call('HDEL', KEYS[7], id)
     end
     if single then
-      redis.call('ZADD', KEYS[1], scoreText(due, bucket), packMember(id, ARGV[i + 1], due, due, 0))
+      addPending(id, ARGV[i + 1], due, due, 0, bucket, indexed)
     else
       local n = #toAdd
       toAdd[n + 1] = scoreText(due, bucket)
       toAdd[n + 2] = packMember(id, ARGV[i + 1], due, due, 0)
-    end
-    if not indexed then
-      redis.call('HSET', indexKey(bucket), id, decimal(due))
+      if not indexed then
+        redis.call('HSET', indexKey(bucket), id, decimal(due))
+      end
     end
     earliestAdded = math.min(earliestAdded or due, due)
   end
