@@ -44,6 +44,7 @@ public class DelayedJobsEngine {
     private final DelayedJobsRuntimeConfig config;
     private final List<QueueWorker> workers = new ArrayList<>();
     private WakeListener wakeListener;
+    private DueTimer dueTimer;
     private long heartbeatTimer = -1;
 
     public DelayedJobsEngine(HandlerRegistry registry, JobStore store, PayloadCodec codec, Vertx vertx,
@@ -72,12 +73,13 @@ public class DelayedJobsEngine {
             }
         }
         OccurrencePlanner planner = new OccurrencePlanner(config.catchUpLimit());
+        dueTimer = new DueTimer();
         Map<String, QueueWorker> byChannel = new HashMap<>();
         for (int i = 0; i < queues.size(); i++) {
             HandlerDefinition handler = registry.handlers().get(i);
             QueueKeys keys = queues.get(i);
             QueueWorker worker = new QueueWorker(keys, QueueSettings.of(config, handler.queue()), store,
-                    new HandlerDispatcher(handler, codec), vertx, config.pollInterval(), planner);
+                    new HandlerDispatcher(handler, codec), vertx, dueTimer, config.pollInterval(), planner);
             workers.add(worker);
             byChannel.put(keys.wakeChannel(), worker);
         }
@@ -130,6 +132,7 @@ public class DelayedJobsEngine {
             vertx.cancelTimer(heartbeatTimer);
             wakeListener.stop();
         }
+        dueTimer.stop();
         workers.clear();
     }
 

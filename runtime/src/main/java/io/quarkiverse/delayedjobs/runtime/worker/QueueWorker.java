@@ -1,6 +1,7 @@
 package io.quarkiverse.delayedjobs.runtime.worker;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -12,8 +13,8 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jboss.logging.Logger;
@@ -28,7 +29,6 @@ import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vertx.core.Timer;
 import io.vertx.core.Vertx;
 
 /**
@@ -42,7 +42,8 @@ import io.vertx.core.Vertx;
  * other instances could run meanwhile.
  * <p>
  * It claims ahead in time too: a shard is claimed from a fifth of {@code claim-ahead} before its earliest job is due,
- * taking the jobs due within {@code claim-ahead}, and each such job waits for its due time on a timer of its own.
+ * taking the jobs due within {@code claim-ahead}, and each such job waits for its due time on a timer of its own
+ * ({@link DueTimer}).
  * The other shards with a job due within {@code claim-ahead} are claimed from in the same go, so that the calls of a
  * round go to Redis together. No job is claimed ahead while more than {@code batch-size} claimed jobs wait to start.
  * Jobs due one by one then cost one claim per stretch of time rather than one each. A job ended by a producer before
@@ -77,6 +78,7 @@ final class QueueWorker {
     private final HandlerDispatcher dispatcher;
     private final Vertx vertx;
     private final Context context;
+    private final DueTimer dueTimer;
     private final long fullLookMs;
     private final OccurrencePlanner planner;
 
@@ -91,7 +93,7 @@ final class QueueWorker {
     private final Map<String, Delivery> running = new HashMap<>();
     private final Queue<Delivery> waiting = new ArrayDeque<>();
     /** Of the claimed deliveries, those claimed ahead of their due time: the timers that start them. */
-    private final Map<String, Timer> held = new HashMap<>();
+    private final Map<String, ScheduledFuture<?>> held = new HashMap<>();
     /** Per shard, tokens revoked while a claim was under way: its answer may hold them, and must drop them. */
     private final Map<Integer, Set<String>> revokedDuringClaim = new HashMap<>();
     /**
@@ -115,7 +117,7 @@ final class QueueWorker {
     private long topUpTimer = -1;
     private boolean topUpDue;
     private boolean stopped;
-    private long wakeTimer = -1;
+    private ScheduledFuture<?> wakeTimer;
     private long wakeAt = NOTHING;
     private long renewTimer = -1;
     private Promise<Void> drained;
@@ -128,13 +130,14 @@ final class QueueWorker {
     private int writesUnderWay;
 
     QueueWorker(QueueKeys keys, QueueSettings settings, JobStore store, HandlerDispatcher dispatcher, Vertx vertx,
-            Duration pollInterval, OccurrencePlanner planner) {
+            DueTimer dueTimer, Duration pollInterval, OccurrencePlanner planner) {
         this.keys = keys;
         this.settings = settings;
         this.store = store;
         this.dispatcher = dispatcher;
         this.vertx = vertx;
         this.context = vertx.getOrCreateContext();
+        this.dueTimer = dueTimer;
         this.fullLookMs = pollInterval.toMillis() * POLLS_PER_FULL_LOOK;
         this.planner = planner;
         this.nextDue = new long[keys.shards()];
@@ -220,7 +223,7 @@ final class QueueWorker {
             }
         }
         if (due == 0) {
-            armWakeTimer(now, leadMs);
+            armWakeTimer(leadMs);
             return;
         }
         // Deliveries in hand: handed to a handler or waiting for one, not those held until they are due.
@@ -357,25 +360,35 @@ final class QueueWorker {
     }
 
     /** Sleeps until the next full look, or until a shard's earliest job is {@code leadMs} from due. */
-    private void armWakeTimer(long now, long leadMs) {
+    private void armWakeTimer(long leadMs) {
+        long target = wakeTarget(leadMs);
+        if (wakeTimer != null) {
+            if (wakeAt <= target) {
+                return;
+            }
+            wakeTimer.cancel(false);
+        }
+        wakeAt = target;
+        Instant clock = Instant.now();
+        long nowMicros = clock.getEpochSecond() * 1_000_000 + clock.getNano() / 1_000 + clockOffsetMs * 1_000;
+        wakeTimer = dueTimer.schedule(context, Math.max(0, target * 1_000 - nowMicros), () -> {
+            // A timer cancelled as it fired may still arrive: only the one armed for wakeAt counts.
+            if (wakeAt == target) {
+                wakeTimer = null;
+                wakeAt = NOTHING;
+                pump();
+            }
+        });
+    }
+
+    private long wakeTarget(long leadMs) {
         long target = nextFullCheck;
         for (int shard = 0; shard < nextDue.length; shard++) {
             if (!claiming[shard]) {
                 target = Math.min(target, claimFrom(shard, leadMs));
             }
         }
-        if (wakeTimer >= 0) {
-            if (wakeAt <= target) {
-                return;
-            }
-            vertx.cancelTimer(wakeTimer);
-        }
-        wakeAt = target;
-        wakeTimer = vertx.setTimer(Math.max(1, target - now), id -> {
-            wakeTimer = -1;
-            wakeAt = NOTHING;
-            pump();
-        });
+        return target;
     }
 
     private void claimed(int shard, long aheadMs, int aheadLimit, ClaimBatch batch, long sentAt,
@@ -437,16 +450,14 @@ final class QueueWorker {
         running.put(key, delivery);
         long untilDueMicros = delivery.job().dueMs() * 1000 - nowMicros;
         if (untilDueMicros > 0) {
-            Timer timer = vertx.timer(untilDueMicros, TimeUnit.MICROSECONDS);
-            held.put(key, timer);
-            timer.onSuccess(v -> {
+            held.put(key, dueTimer.schedule(context, untilDueMicros, () -> {
                 if (held.remove(key) == null) {
                     return; // revoked, or handed back at a stop, as the timer ended
                 }
                 waiting.add(delivery);
                 startWaiting();
                 pump();
-            });
+            }));
             return;
         }
         waiting.add(delivery);
@@ -467,14 +478,14 @@ final class QueueWorker {
                 return;
             }
             String key = key(shard, token);
-            Timer timer = held.remove(key);
+            ScheduledFuture<?> timer = held.remove(key);
             if (timer == null) {
                 if (claiming[shard]) {
                     revokedDuringClaim.computeIfAbsent(shard, s -> new HashSet<>()).add(token);
                 }
                 return;
             }
-            timer.cancel();
+            timer.cancel(false);
             LOG.debugf("%s ended before it was due; it does not start", running.remove(key));
             checkDrained();
             pump();
@@ -636,9 +647,11 @@ final class QueueWorker {
         Promise<Void> done = Promise.promise();
         context.runOnContext(v -> {
             stopped = true;
-            vertx.cancelTimer(wakeTimer);
+            if (wakeTimer != null) {
+                wakeTimer.cancel(false);
+            }
             vertx.cancelTimer(topUpTimer);
-            held.values().forEach(Timer::cancel);
+            held.values().forEach(timer -> timer.cancel(false));
             held.clear();
             Map<Integer, List<String[]>> handBack = new LinkedHashMap<>();
             running.values().removeIf(d -> {
