@@ -17,8 +17,9 @@ import io.quarkiverse.delayedjobs.DelayedScheduler;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
- * Handlers that finish quickly get jobs claimed ahead of their free slots, but never more than {@code batch-size}
- * beyond the concurrency, and still no more handlers run at once than the concurrency. (Claiming ahead of the due
+ * Handlers that finish quickly get jobs claimed ahead of their free slots, but never more than twice
+ * {@code batch-size} beyond the concurrency, and still no more handlers run at once than the concurrency. (Claiming ahead of
+ * the due
  * time is switched off here; {@link ClaimAheadOfDueTest} covers it.)
  */
 public class ClaimAheadTest {
@@ -64,8 +65,8 @@ public class ClaimAheadTest {
             mostClaimed.accumulateAndGet((int) scheduler.stats("quick").running(), Math::max);
             return Quick.done.get() == JOBS;
         });
-        assertTrue(mostClaimed.get() <= CONCURRENCY + BATCH_SIZE,
-                "at most concurrency + batch-size jobs are claimed at once, saw " + mostClaimed.get());
+        assertTrue(mostClaimed.get() <= CONCURRENCY + 2 * BATCH_SIZE,
+                "at most concurrency + 2 * batch-size jobs are claimed at once, saw " + mostClaimed.get());
         assertTrue(Quick.mostAtOnce.get() <= CONCURRENCY, "handlers at once: " + Quick.mostAtOnce.get());
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.stats("quick").running() == 0);
         assertEquals(0, scheduler.stats("quick").pending());

@@ -38,8 +38,10 @@ import io.vertx.core.Vertx;
  * every shard anyway.
  * <p>
  * When handlers finish quickly, it also claims ahead as many jobs as its handlers finish during one claim round trip
- * (at most {@code batch-size}), so that they never wait for Redis; slow handlers get no jobs claimed ahead, which
- * other instances could run meanwhile.
+ * (at most twice {@code batch-size}), so that they never wait for Redis; slow handlers get no jobs claimed ahead,
+ * which other instances could run meanwhile. While its handlers are busy it claims once half of the jobs it wants in
+ * hand are free to claim (at most a batch): the other half keeps the handlers busy while the claim is under way, and a
+ * busy queue claims full batches.
  * <p>
  * It claims ahead in time too: a shard is claimed from a fifth of {@code claim-ahead} before its earliest job is due,
  * taking the jobs due within {@code claim-ahead}, and each such job waits for its due time on a timer of its own
@@ -69,6 +71,8 @@ final class QueueWorker {
     private static final int LEAD_PER_CLAIM_AHEAD = 5;
     /** Most jobs claimed but not started yet, in batches of {@code batch-size}, while claiming ahead. */
     private static final int HELD_BATCHES = 2;
+    /** Most jobs claimed ahead of the free handlers, in batches of {@code batch-size}, when handlers finish quickly. */
+    private static final int AHEAD_BATCHES = 2;
     private static final long TOP_UP_DELAY_MS = 1;
     private static final double RUNNER_WORK_MS = 1;
 
@@ -241,8 +245,9 @@ final class QueueWorker {
             }
             return; // a finishing handler, or a claim coming back, pumps again
         }
-        // How many free handlers make a claim worth its round trip while others are busy.
-        int goodBatch = Math.max(1, Math.min(settings.batchSize(), wanted) / 2);
+        // How many free handlers make a claim worth its round trip while others are busy: half of those wanted in hand,
+        // so that the other half keeps the handlers going until the claim is back, and at most a batch.
+        int goodBatch = Math.max(1, Math.min(settings.batchSize(), wanted / 2));
         boolean busy = inHand + reserved > 0;
         if (busy && free < goodBatch && !topUpDue) {
             if (topUpTimer < 0) {
@@ -297,13 +302,16 @@ final class QueueWorker {
         return dueOnly[shard] || next == UNKNOWN || next == NOTHING ? next : next - leadMs;
     }
 
-    /** The jobs the handlers finish during one claim round trip, at most a batch; none while that is unknown. */
+    /**
+     * The jobs the handlers finish during one claim round trip, at most {@value #AHEAD_BATCHES} batches (one to work
+     * through while the next is claimed); none while that is unknown.
+     */
     private int claimAhead() {
         if (Double.isNaN(handlerMs)) {
             return 0;
         }
         double perRoundTrip = settings.concurrency() * claimRoundTripMs / Math.max(handlerMs, 0.001);
-        return (int) Math.min(settings.batchSize(), perRoundTrip);
+        return (int) Math.min(AHEAD_BATCHES * settings.batchSize(), perRoundTrip);
     }
 
     /**
