@@ -18,9 +18,8 @@ import io.quarkus.test.QuarkusUnitTest;
 
 /**
  * Handlers that finish quickly get jobs claimed ahead of their free slots, but never more than twice
- * {@code batch-size} beyond the concurrency, and still no more handlers run at once than the concurrency. (Claiming ahead of
- * the due
- * time is switched off here; {@link ClaimAheadOfDueTest} covers it.)
+ * {@code batch-size} beyond the concurrency, and still no more handlers run at once than the concurrency.
+ * (Claiming ahead of the due time is switched off here; {@link ClaimAheadOfDueTest} covers it.)
  */
 public class ClaimAheadTest {
 
