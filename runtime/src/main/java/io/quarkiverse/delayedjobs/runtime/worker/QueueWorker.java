@@ -197,6 +197,12 @@ final class QueueWorker {
         return System.currentTimeMillis() + clockOffsetMs;
     }
 
+    /** {@link #redisNow()} in µs, for timers finer than a millisecond. */
+    private long redisNowMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000 + clockOffsetMs * 1_000;
+    }
+
     /**
      * Claims due jobs while handlers are free (counting those claimed ahead of them), and jobs due within
      * {@code claim-ahead} to hold while at most {@code batch-size} claimed jobs wait to start; otherwise sleeps until
@@ -377,9 +383,7 @@ final class QueueWorker {
             wakeTimer.cancel(false);
         }
         wakeAt = target;
-        Instant clock = Instant.now();
-        long nowMicros = clock.getEpochSecond() * 1_000_000 + clock.getNano() / 1_000 + clockOffsetMs * 1_000;
-        wakeTimer = dueTimer.schedule(context, Math.max(0, target * 1_000 - nowMicros), () -> {
+        wakeTimer = dueTimer.schedule(context, Math.max(0, target * 1_000 - redisNowMicros()), () -> {
             // A timer cancelled as it fired may still arrive: only the one armed for wakeAt counts.
             if (wakeAt == target) {
                 wakeTimer = null;
