@@ -64,7 +64,7 @@ public final class QueueKeys {
         return shardCountKey;
     }
 
-    /** The eight keys of a shard, in the order every script takes them (see {@code common.lua}). */
+    /** The nine keys of a shard, in the order every script takes them (see {@code common.lua}). */
     public List<String> shard(int shard) {
         return shardKeys[shard];
     }
