@@ -31,7 +31,10 @@ for i = 3, #ARGV, 6 do
   end
 end
 local now = nil
-local headBefore = earliestPending()
+-- A call of one job wakes the workers when the job it adds is the shard's earliest; a call of several, when the
+-- earliest it adds is earlier than the earliest before.
+local single = #ARGV == 8
+local headBefore = not single and earliestPending()
 local earliestAdded = nil
 -- Only running and dead jobs have envelopes, and this script never adds one: most calls need not look for them.
 local hasEnvelopes = redis.call('EXISTS', KEYS[3]) == 1
@@ -41,7 +44,6 @@ local out = {}
 -- (No function for that: every call of the script would define it again.) A call of one job stores it with
 -- addPending, as the other scripts do.
 local toAdd = {}
-local single = #ARGV == 8
 for i = 3, #ARGV, 6 do
   local id, policy = ARGV[i], ARGV[i + 4]
   local due, dueText = tonumber(ARGV[i + 2]), ARGV[i + 2]
@@ -93,7 +95,7 @@ for i = 3, #ARGV, 6 do
       redis.call('HDEL', KEYS[7], id)
     end
     if single then
-      addPending(id, ARGV[i + 1], due, due, 0, bucket, indexed)
+      wakeIfEarliest(addPending(id, ARGV[i + 1], due, due, 0, bucket, indexed), due, ARGV[1], ARGV[2])
     else
       local n = #toAdd
       toAdd[n + 1] = scoreText(due, bucket)
@@ -101,8 +103,8 @@ for i = 3, #ARGV, 6 do
       if not indexed then
         redis.call('HSET', indexKey(bucket), id, decimal(due))
       end
+      earliestAdded = math.min(earliestAdded or due, due)
     end
-    earliestAdded = math.min(earliestAdded or due, due)
   end
   out[#out + 1] = result
   out[#out + 1] = due
