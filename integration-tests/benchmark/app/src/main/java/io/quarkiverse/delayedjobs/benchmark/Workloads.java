@@ -301,10 +301,12 @@ final class Workloads {
     private double settle(QueueKeys keys, String sha) {
         long t0 = System.nanoTime();
         for (int s = 0; s < keys.shards(); s++) {
+            // In the order of KEYS in common.lua: 1 due, ..., 8 the prefix of the index hashes.
             List<String> shardKeys = keys.shard(s);
             settleKey(sha, shardKeys.get(0));
+            String indexPrefix = shardKeys.get(7);
             for (int b = 0; b < INDEX_HASHES_PER_SHARD; b++) {
-                settleKey(sha, shardKeys.get(7) + ":" + b);
+                settleKey(sha, indexPrefix + ":" + b);
             }
         }
         return (System.nanoTime() - t0) / 1e9;
