@@ -152,6 +152,19 @@ start_redis() {
   exit 1
 }
 
+# Appends the server's slow log and command statistics to the logs of the system's run ($system and $run of the
+# caller), before the server stops.
+save_redis_stats() {
+  redis-cli -p "$redis_port" slowlog get 20 >> "$out/logs/$system-run$run-slowlog.txt" 2>&1 || true
+  redis-cli -p "$redis_port" info commandstats >> "$out/logs/$system-run$run-commandstats.txt" 2>&1 || true
+}
+# A new redis-server for the next phase of the same system, and the URL the Quarkus application reads.
+fresh_redis() {
+  save_redis_stats
+  stop_redis
+  start_redis
+  redis_url=(-Dquarkus.redis.hosts="redis://127.0.0.1:$redis_port")
+}
 stop_redis() {
   [[ -n "$redis_dir" && -f "$redis_dir/redis.pid" ]] || return 0
   local pid
@@ -237,14 +250,15 @@ run_system() { # run system
           | grep --line-buffered -E '\[bench\]|ERROR|WARN' || true
       fi
       if has "$workloads" W3 && [[ "$schedule_linger" != 0 ]]; then
-        # W3 again, in an instance whose producer lingers (an opt-in setting): one figure of its own.
-        redis-cli -p "$redis_port" flushall >/dev/null
+        # W3 again, in an instance whose producer lingers (an opt-in setting): one figure of its own. In a
+        # redis-server of its own: after W6's 10M jobs, even flushed, the same server spent 2-4 times the CPU on it.
+        fresh_redis
         timeout 600 java "${jvm_opts[@]}" "${redis_url[@]}" -Dquarkus.delayed-jobs.schedule-linger="$schedule_linger" \
           -jar "$app_jar" "${common[@]}" --workloads W3L 2>&1 | tee -a "$logfile" \
           | grep --line-buffered -E '\[bench\]|ERROR|WARN' || true
       fi
       if has "$workloads" W5; then
-        redis-cli -p "$redis_port" flushall >/dev/null
+        fresh_redis
         measure_idle "$run" quarkus timeout 600 java "${jvm_opts[@]}" "${redis_url[@]}" -jar "$app_jar" \
           --workloads idle --idle-seconds "$idle_for" || true
       fi
@@ -255,7 +269,7 @@ run_system() { # run system
           --workloads "$runner_workloads" 2>&1 | tee "$logfile" || true
       fi
       if has "$workloads" W5; then
-        redis-cli -p "$redis_port" flushall >/dev/null
+        fresh_redis
         measure_idle "$run" bullmq timeout 600 node "$here/bullmq/runner.mjs" --port "$redis_port" \
           --workloads idle --idle-seconds "$idle_for" || true
       fi
@@ -267,7 +281,7 @@ run_system() { # run system
         timeout 1200 "${redisson[@]}" "${common[@]}" --workloads "$runner_workloads" 2>&1 | tee "$logfile" || true
       fi
       if has "$workloads" W5; then
-        redis-cli -p "$redis_port" flushall >/dev/null
+        fresh_redis
         measure_idle "$run" redisson timeout 600 "${redisson[@]}" --workloads idle --idle-seconds "$idle_for" \
           || true
       fi
@@ -281,8 +295,7 @@ run_system() { # run system
       ;;
     *) echo "Unknown system $system" >&2; exit 2 ;;
   esac
-  redis-cli -p "$redis_port" slowlog get 20 > "$out/logs/$system-run$run-slowlog.txt" 2>&1 || true
-  redis-cli -p "$redis_port" info commandstats > "$out/logs/$system-run$run-commandstats.txt" 2>&1 || true
+  save_redis_stats
   record_load "$run" "$system" after
   stop_redis
 }
