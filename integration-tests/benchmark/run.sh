@@ -158,12 +158,15 @@ save_redis_stats() {
   redis-cli -p "$redis_port" slowlog get 20 >> "$out/logs/$system-run$run-slowlog.txt" 2>&1 || true
   redis-cli -p "$redis_port" info commandstats >> "$out/logs/$system-run$run-commandstats.txt" 2>&1 || true
 }
-# A new redis-server for the next phase of the same system, and the URL the Quarkus application reads.
+# A new redis-server for the next phase of the same system.
 fresh_redis() {
   save_redis_stats
   stop_redis
   start_redis
-  redis_url=(-Dquarkus.redis.hosts="redis://127.0.0.1:$redis_port")
+}
+# The option that points the Quarkus application at the current server.
+quarkus_redis() {
+  echo "-Dquarkus.redis.hosts=redis://127.0.0.1:$redis_port"
 }
 stop_redis() {
   [[ -n "$redis_dir" && -f "$redis_dir/redis.pid" ]] || return 0
@@ -244,9 +247,8 @@ run_system() { # run system
       if [[ $jfr == yes ]]; then
         jfr_opts=(-XX:StartFlightRecording=filename="$out/quarkus-run$run.jfr",settings=profile,jdk.ExecutionSample#period=1ms)
       fi
-      local redis_url=(-Dquarkus.redis.hosts="redis://127.0.0.1:$redis_port")
       if [[ -n "$runner_workloads" ]]; then
-        timeout 1200 java "${jvm_opts[@]}" "${jfr_opts[@]}" "${redis_url[@]}" -jar "$app_jar" "${common[@]}" \
+        timeout 1200 java "${jvm_opts[@]}" "${jfr_opts[@]}" "$(quarkus_redis)" -jar "$app_jar" "${common[@]}" \
           --workloads "$runner_workloads" --w6-sizes "$w6_sizes" --w6-batch "$w6_batch" 2>&1 | tee "$logfile" \
           | grep --line-buffered -E '\[bench\]|ERROR|WARN' || true
       fi
@@ -254,13 +256,13 @@ run_system() { # run system
         # W3 again, in an instance whose producer lingers (an opt-in setting): one figure of its own. In a
         # redis-server of its own: after W6's 10M jobs, even flushed, the same server spent 2-4 times the CPU on it.
         fresh_redis
-        timeout 600 java "${jvm_opts[@]}" "${redis_url[@]}" -Dquarkus.delayed-jobs.schedule-linger="$schedule_linger" \
+        timeout 600 java "${jvm_opts[@]}" "$(quarkus_redis)" -Dquarkus.delayed-jobs.schedule-linger="$schedule_linger" \
           -jar "$app_jar" "${common[@]}" --workloads W3L 2>&1 | tee -a "$logfile" \
           | grep --line-buffered -E '\[bench\]|ERROR|WARN' || true
       fi
       if has "$workloads" W5; then
         fresh_redis
-        measure_idle "$run" quarkus timeout 600 java "${jvm_opts[@]}" "${redis_url[@]}" -jar "$app_jar" \
+        measure_idle "$run" quarkus timeout 600 java "${jvm_opts[@]}" "$(quarkus_redis)" -jar "$app_jar" \
           --workloads idle --idle-seconds "$idle_for" || true
       fi
       ;;

@@ -1,7 +1,8 @@
 -- Benchmark only: looks up members of a sorted set, or fields of a hash, once each, so that Redis finishes growing the
 -- key's hash table. Redis moves a grown table's entries to the new one a bucket per operation on the key, so right
 -- after a bulk load the first operations on a big key pay for the move: a cost of the load, not of the key's size.
--- Looking up every member once moves at least as many buckets as the old table had.
+-- Looking up every member once moves at least as many buckets as the old table had. The raw ceiling's W6 (the peers
+-- module) runs this script too, on its one sorted set.
 -- KEYS: 1 a sorted set or a hash
 -- ARGV: 1 first rank (sorted set) or position in HKEYS (hash), from 0, 2 how many (at most 5000: one unpack)
 -- Returns how many were looked up.

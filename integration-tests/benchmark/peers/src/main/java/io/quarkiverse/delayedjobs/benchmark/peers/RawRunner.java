@@ -31,7 +31,7 @@ public final class RawRunner {
     private static final int BENCHMARK_TIMEOUT_SECONDS = 180;
     /** Drains at each W6 size, as many as the extension's W6 makes; the median one counts. */
     private static final int SCALE_DRAINS = 3;
-    /** Members looked up per call of raw-settle.lua. */
+    /** Members looked up per call of settle.lua, the script of the application's W6. */
     private static final int SETTLE_CHUNK = 5000;
 
     private final int port;
@@ -47,7 +47,8 @@ public final class RawRunner {
         this.out = out;
         this.claimSha = (String) redis.call("SCRIPT", "LOAD", resource("raw-claim.lua"));
         this.fillSha = (String) redis.call("SCRIPT", "LOAD", resource("raw-fill.lua"));
-        this.settleSha = (String) redis.call("SCRIPT", "LOAD", resource("raw-settle.lua"));
+        this.settleSha = (String) redis.call("SCRIPT", "LOAD",
+                resource("/io/quarkiverse/delayedjobs/benchmark/settle.lua"));
     }
 
     public static void main(String... argv) {
