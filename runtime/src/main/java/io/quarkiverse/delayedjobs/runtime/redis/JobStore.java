@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.quarkiverse.delayedjobs.DelayedJobsException;
 import io.quarkiverse.delayedjobs.JobInfo;
@@ -36,8 +37,14 @@ public class JobStore {
     private final ConcurrentMap<String, Future<QueueKeys>> queues = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, ScheduleBatches> scheduleBatches = new ConcurrentHashMap<>();
     private final Vertx vertx;
+    /**
+     * The clock reading of the claim answered last, when one Redis server holds every shard (not a cluster); null
+     * otherwise. See {@link #redisClockAtLeast(ClaimBatch)}.
+     */
+    private final AtomicReference<ClockReading> lastClaimClock;
 
-    public JobStore(Redis redis, Vertx vertx, DelayedJobsRuntimeConfig config) {
+    /** {@code cluster}: the shards live on several servers, whose clocks differ. */
+    public JobStore(Redis redis, Vertx vertx, DelayedJobsRuntimeConfig config, boolean cluster) {
         if (config.keyPrefix().isBlank() || config.keyPrefix().contains("{") || config.keyPrefix().contains("}")) {
             throw new IllegalArgumentException(
                     "quarkus.delayed-jobs.key-prefix must be non-blank and contain no braces, was '" + config.keyPrefix()
@@ -47,6 +54,7 @@ public class JobStore {
         this.vertx = vertx;
         this.connection = new SharedConnection(redis);
         this.config = config;
+        this.lastClaimClock = cluster ? null : new AtomicReference<>();
     }
 
     public Redis redis() {
@@ -253,14 +261,38 @@ public class JobStore {
     }
 
     /**
-     * What a claim returned: the Redis time (µs), the earliest score left in the shard ({@code -1} when empty) and the
-     * claimed jobs.
+     * A reading of a Redis server's clock (µs) and the {@link System#nanoTime()} at which the answer carrying it
+     * arrived here. That clock has run at least as long since as this JVM's.
      */
-    public record ClaimBatch(long nowMicros, long nextMs, List<Claimed> jobs) {
+    public record ClockReading(long redisMicros, long receivedNanos) {
+
+        /** A lower bound of that server's clock now, in µs. */
+        public long atLeastMicros() {
+            return redisMicros + (System.nanoTime() - receivedNanos) / 1000;
+        }
+    }
+
+    /**
+     * What a claim returned: the Redis clock as the call ended, the earliest score left in the shard ({@code -1} when
+     * empty) and the claimed jobs.
+     */
+    public record ClaimBatch(ClockReading clock, long nextMs, List<Claimed> jobs) {
 
         public long nowMs() {
-            return nowMicros / 1000;
+            return clock.redisMicros() / 1000;
         }
+    }
+
+    /**
+     * A lower bound of the Redis clock now, in µs, for starting the jobs of {@code batch} claimed ahead at their due
+     * time and never before. Redis writes the answers of the calls it read together only once it ran them all, so the
+     * claims of a round come back together, each reading as old as the calls run after it; with one server for every
+     * shard, the reading of the claim answered last bounds the same clock more tightly.
+     */
+    public long redisClockAtLeast(ClaimBatch batch) {
+        long own = batch.clock().atLeastMicros();
+        ClockReading last = lastClaimClock == null ? null : lastClaimClock.get();
+        return last == null ? own : Math.max(own, last.atLeastMicros());
     }
 
     /**
@@ -280,7 +312,11 @@ public class JobStore {
                 jobs.add(new Claimed(r.get(i).toString(), r.get(i + 1).toString(), r.get(i + 2).toInteger(),
                         r.get(i + 3).toLong(), r.get(i + 4).toBytes(), cron.isEmpty() ? null : cron));
             }
-            return new ClaimBatch(r.get(0).toLong(), r.get(1).toLong(), jobs);
+            ClockReading clock = new ClockReading(r.get(0).toLong(), System.nanoTime());
+            if (lastClaimClock != null) {
+                lastClaimClock.set(clock);
+            }
+            return new ClaimBatch(clock, r.get(1).toLong(), jobs);
         });
     }
 

@@ -413,6 +413,7 @@ final class QueueWorker {
         dueOnly[shard] = aheadMs > 0 && claimedAhead < aheadLimit && nextDue[shard] == batch.nextMs()
                 && batch.nextMs() > batch.nowMs() && batch.nextMs() <= batch.nowMs() + aheadMs;
         wokenDuringClaim[shard] = NOTHING;
+        long redisMicros = store.redisClockAtLeast(batch);
         if (stopped) {
             List<String[]> claims = new ArrayList<>();
             for (Claimed job : batch.jobs()) {
@@ -427,7 +428,7 @@ final class QueueWorker {
             }
             Delivery delivery = new Delivery(keys.queue(), shard, job);
             if (job.cron() == null) {
-                run(delivery, batch.nowMicros());
+                run(delivery, redisMicros);
                 continue;
             }
             OccurrencePlanner.Plan plan;
@@ -436,12 +437,12 @@ final class QueueWorker {
             } catch (RuntimeException e) {
                 // An unreadable schedule (written by hand, say): the job is handled as a plain one.
                 LOG.warnf("Recurring %s has an unreadable schedule '%s': %s", delivery, job.cron(), e.getMessage());
-                run(delivery, batch.nowMicros());
+                run(delivery, redisMicros);
                 continue;
             }
             delivery.rearmAt(plan.nextMs());
             if (plan.run()) {
-                run(delivery, batch.nowMicros());
+                run(delivery, redisMicros);
             } else if (plan.givenUp() != null) {
                 LOG.warnf("Recurring %s: %s", delivery, plan.givenUp());
                 track(store.retry(keys, shard, job.id(), job.token(), 0, plan.givenUp(), true, plan.nextMs(),
@@ -454,13 +455,14 @@ final class QueueWorker {
     }
 
     /**
-     * Hands a claimed delivery to a handler, at once or, when claimed ahead, at its due time: a timer started now,
-     * after Redis read its clock ({@code nowMicros}), cannot fire before the job is due by that clock.
+     * Hands a claimed delivery to a handler, at once or, when claimed ahead, at its due time: a timer started now for
+     * the due time less {@code redisMicros}, a lower bound of the Redis clock now, cannot fire before the job is due by
+     * that clock.
      */
-    private void run(Delivery delivery, long nowMicros) {
+    private void run(Delivery delivery, long redisMicros) {
         String key = key(delivery.shard(), delivery.token());
         running.put(key, delivery);
-        long untilDueMicros = delivery.job().dueMs() * 1000 - nowMicros;
+        long untilDueMicros = delivery.job().dueMs() * 1000 - redisMicros;
         if (untilDueMicros > 0) {
             held.put(key, dueTimer.schedule(context, untilDueMicros, () -> {
                 if (held.remove(key) == null) {

@@ -13,17 +13,18 @@
 --       5 dead-letter retention in ms, 6 wake channel, 7 shard index, 8 how far ahead of due to claim (ms),
 --       9 most jobs to claim ahead, then triples to acknowledge: job id, token, next due in ms of a recurring job
 --       ('' to remove the job)
--- Returns {now, next, id, token, attempt, due, payload, cron, id, token, ...}: now is this server's time in µs (its
--- worker times the jobs claimed ahead from it), next the earliest time left in 'due' or 'run' (ms), or -1 when both
--- are empty; cron is '' for a plain job.
-local now, nowMicros = serverNow()
+-- Returns {now, next, id, token, attempt, due, payload, cron, id, token, ...}: now is this server's time in µs as the
+-- call ends (its worker times the jobs claimed ahead from it: the later the reading, the closer to their due time they
+-- start), next the earliest time left in 'due' or 'run' (ms), or -1 when both are empty; cron is '' for a plain job.
+local now = (serverNow())
 local limit = tonumber(ARGV[1])
 local horizon = now + tonumber(ARGV[8])
 local aheadLimit = tonumber(ARGV[9])
 local leaseEndMs = horizon + tonumber(ARGV[2])
 local leaseEnd = decimal(leaseEndMs)
 local maxAttempts = tonumber(ARGV[3])
-local out = {now * 1000 + nowMicros, -1}
+-- out[1], the clock, is read again as the call ends.
+local out = {0, -1}
 
 acknowledge(10, ARGV[6], ARGV[7])
 
@@ -172,4 +173,6 @@ if headDue and headRun then
 elseif headDue or headRun then
   out[2] = headDue or headRun
 end
+local endMs, endMicros = serverNow()
+out[1] = endMs * 1000 + endMicros
 return out
