@@ -143,7 +143,7 @@ public interface DelayedJobsRuntimeConfig {
          * still keeps it from starting (its worker is told on the wake channel). {@code 0} claims jobs only once due.
          * At most 1s.
          */
-        @WithDefault("50ms")
+        @WithDefault("100ms")
         Duration claimAhead();
 
         /**

@@ -47,7 +47,8 @@ import io.vertx.core.Vertx;
  * taking the jobs due within {@code claim-ahead}, and each such job waits for its due time on a timer of its own
  * ({@link DueTimer}).
  * The other shards with a job due within {@code claim-ahead} are claimed from in the same go, so that the calls of a
- * round go to Redis together. No job is claimed ahead while more than {@code batch-size} claimed jobs wait to start.
+ * round go to Redis together. No job is claimed ahead while more than three times {@code batch-size} claimed jobs wait
+ * to start.
  * Jobs due one by one then cost one claim per stretch of time rather than one each. A job ended by a producer before
  * it is due (cancelled, moved, replaced) is revoked on the wake channel and does not start.
  * <p>
@@ -65,12 +66,17 @@ final class QueueWorker {
      */
     private static final int POLLS_PER_FULL_LOOK = 10;
     private static final int MAX_ERROR_LENGTH = 4000;
-    /** Long enough for acks to ride on the next claim of their shard when jobs are claimed ahead. */
-    private static final long ACK_DELAY_MS = 50;
+    /**
+     * The longest acks wait for the next claim of their shard to carry them, unless {@code claim-ahead} is longer: a
+     * shard claimed ahead is claimed from again within {@code claim-ahead}.
+     */
+    private static final long MIN_ACK_DELAY_MS = 50;
+    /** How long acks wait for those of other handlers finishing about then, when no claim of their shard is near. */
+    private static final long ACK_GATHER_MS = 1;
     /** A shard is claimed from this fraction of {@code claim-ahead} before its earliest job is due. */
     private static final int LEAD_PER_CLAIM_AHEAD = 5;
     /** Most jobs claimed but not started yet, in batches of {@code batch-size}, while claiming ahead. */
-    private static final int HELD_BATCHES = 2;
+    private static final int HELD_BATCHES = 4;
     /** Most jobs claimed ahead of the free handlers, in batches of {@code batch-size}, when handlers finish quickly. */
     private static final int AHEAD_BATCHES = 2;
     private static final long TOP_UP_DELAY_MS = 1;
@@ -84,6 +90,7 @@ final class QueueWorker {
     private final Context context;
     private final DueTimer dueTimer;
     private final long fullLookMs;
+    private final long ackDelayMs;
     private final OccurrencePlanner planner;
 
     /** Per shard, the earliest score known to be in it, by the Redis clock; UNKNOWN means "look now". */
@@ -126,8 +133,8 @@ final class QueueWorker {
     private long renewTimer = -1;
     private Promise<Void> drained;
     /**
-     * Acks wait here for the next claim of their shard, which carries them, or for {@value #ACK_DELAY_MS} ms at most;
-     * then they go together in one call.
+     * Acks wait here for the next claim of their shard, which carries them, or for {@link #ackDelayMs} at most; then
+     * they go together in one call.
      */
     private final Map<Integer, List<Ack>> acksToSend = new HashMap<>();
     private final long[] ackTimers;
@@ -143,6 +150,7 @@ final class QueueWorker {
         this.context = vertx.getOrCreateContext();
         this.dueTimer = dueTimer;
         this.fullLookMs = pollInterval.toMillis() * POLLS_PER_FULL_LOOK;
+        this.ackDelayMs = Math.max(MIN_ACK_DELAY_MS, settings.claimAhead().toMillis());
         this.planner = planner;
         this.nextDue = new long[keys.shards()];
         this.dueOnly = new boolean[keys.shards()];
@@ -205,7 +213,8 @@ final class QueueWorker {
 
     /**
      * Claims due jobs while handlers are free (counting those claimed ahead of them), and jobs due within
-     * {@code claim-ahead} to hold while at most {@code batch-size} claimed jobs wait to start; otherwise sleeps until
+     * {@code claim-ahead} to hold while at most three times {@code batch-size} claimed jobs wait to start; otherwise sleeps
+     * until
      * the earliest known due time. With handlers to spare, every due shard is claimed from at once, each for its share;
      * when most handlers are busy, one shard is claimed from for all the free ones, and only once a good batch is free
      * or {@value #TOP_UP_DELAY_MS} ms went by, so that a busy queue claims in batches rather than job by job.
@@ -569,11 +578,20 @@ final class QueueWorker {
     private void ack(int shard, Ack ack) {
         acksToSend.computeIfAbsent(shard, s -> new ArrayList<>()).add(ack);
         if (ackTimers[shard] < 0) {
-            ackTimers[shard] = vertx.setTimer(ACK_DELAY_MS, id -> {
+            ackTimers[shard] = vertx.setTimer(ackWaitMs(shard), id -> {
                 ackTimers[shard] = -1;
                 sendAcks(shard);
             });
         }
+    }
+
+    /**
+     * How long the acks of a shard wait: for its next claim, which carries them, when one is due within
+     * {@link #ackDelayMs}; otherwise (a queue that ran dry, say) only for those of the handlers finishing about then.
+     */
+    private long ackWaitMs(int shard) {
+        long claimAt = claimFrom(shard, settings.claimAhead().toMillis() / LEAD_PER_CLAIM_AHEAD);
+        return claimAt != NOTHING && claimAt <= redisNow() + ackDelayMs ? ackDelayMs : ACK_GATHER_MS;
     }
 
     private List<Ack> takeAcks(int shard) {
