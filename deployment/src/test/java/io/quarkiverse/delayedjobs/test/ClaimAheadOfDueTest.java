@@ -22,6 +22,9 @@ import io.quarkiverse.delayedjobs.JobContext;
 import io.quarkiverse.delayedjobs.JobInfo;
 import io.quarkiverse.delayedjobs.OnConflict;
 import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore.ClaimBatch;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore.ClockReading;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.QuarkusUnitTest;
 
@@ -67,6 +70,9 @@ public class ClaimAheadOfDueTest {
     @Inject
     RedisDataSource redis;
 
+    @Inject
+    JobStore store;
+
     @Test
     void jobsDueOneByOneAreClaimedTogetherAndEachStartsAtItsDueTime() {
         long claimsBefore = claims();
@@ -85,6 +91,17 @@ public class ClaimAheadOfDueTest {
         // One claim per job when claimed at their due times; the 190 ms they span fit in one stretch.
         long claims = claims() - claimsBefore;
         assertTrue(claims <= 3, jobs + " jobs due 10 ms apart took " + claims + " claims");
+    }
+
+    @Test
+    void heldJobsAreTimedByTheFreshestReadingOfTheOneRedisServer() {
+        scheduleHeld("timed", "x");
+        // A claim whose own reading is from the epoch: on one server, the reading of the claim answered last (at least
+        // the one that just held 'timed') bounds the clock instead. RedisClusterTest checks that nodes do not.
+        ClaimBatch stale = new ClaimBatch(new ClockReading(0, System.nanoTime()), -1, List.of());
+        long boundMicros = store.redisClockAtLeast(stale);
+        Instant heldAt = Instant.now().minusSeconds(5);
+        assertTrue(boundMicros > heldAt.toEpochMilli() * 1000, "the clock bound was " + boundMicros + " µs");
     }
 
     @Test

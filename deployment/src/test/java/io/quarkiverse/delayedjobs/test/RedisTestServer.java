@@ -10,7 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -28,12 +30,13 @@ public final class RedisTestServer {
     private final Process process;
     private final Path dir;
 
-    private RedisTestServer() {
+    private RedisTestServer(String... options) {
         try {
             this.port = freePort();
             this.dir = Files.createTempDirectory("redis-test");
-            List<String> command = List.of("redis-server", "--port", String.valueOf(port), "--bind", "127.0.0.1",
-                    "--save", "", "--appendonly", "no", "--dir", dir.toString());
+            List<String> command = new ArrayList<>(List.of("redis-server", "--port", String.valueOf(port), "--bind",
+                    "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString()));
+            command.addAll(List.of(options));
             this.process = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(dir.resolve("redis.log").toFile()).start();
         } catch (IOException e) {
@@ -61,6 +64,44 @@ public final class RedisTestServer {
             System.setProperty(property, url);
         }
         return url;
+    }
+
+    /**
+     * The URLs of the nodes of a Redis Cluster of three masters on this host (every slot served), started on first use,
+     * as {@code quarkus.redis.hosts} takes them.
+     */
+    public static synchronized String clusterUrls() {
+        String property = "delayed-jobs.test.redis-cluster-urls";
+        String urls = System.getProperty(property);
+        if (urls == null) {
+            List<RedisTestServer> nodes = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                nodes.add(new RedisTestServer("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"));
+            }
+            List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
+            nodes.forEach(node -> create.add("127.0.0.1:" + node.port));
+            create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+            try {
+                Process process = new ProcessBuilder(create).redirectErrorStream(true)
+                        .redirectOutput(nodes.get(0).dir.resolve("cluster-create.log").toFile()).start();
+                if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
+                    throw new IllegalStateException("redis-cli --cluster create failed: see "
+                            + nodes.get(0).dir.resolve("cluster-create.log"));
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            for (RedisTestServer node : nodes) {
+                Awaitility.await().atMost(Duration.ofSeconds(30))
+                        .until(() -> bulk(node.url(), "CLUSTER", "INFO").contains("cluster_state:ok"));
+            }
+            urls = String.join(",", nodes.stream().map(RedisTestServer::url).toList());
+            System.setProperty(property, urls);
+        }
+        return urls;
     }
 
     /** Shuts the server at {@code url} down and waits until it no longer accepts connections. */
@@ -92,16 +133,42 @@ public final class RedisTestServer {
     public static String command(String url, String... args) {
         int port = Integer.parseInt(url.substring(url.lastIndexOf(':') + 1));
         try (Socket socket = new Socket("127.0.0.1", port)) {
-            StringBuilder request = new StringBuilder("*" + args.length + "\r\n");
-            for (String arg : args) {
-                request.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(arg)
-                        .append("\r\n");
-            }
-            socket.getOutputStream().write(request.toString().getBytes(StandardCharsets.UTF_8));
+            socket.getOutputStream().write(request(args));
             return new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8)).readLine();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Sends one command to the server at {@code url} and returns its bulk-string reply. */
+    public static String bulk(String url, String... args) {
+        int port = Integer.parseInt(url.substring(url.lastIndexOf(':') + 1));
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.getOutputStream().write(request(args));
+            BufferedReader in = new BufferedReader(
+                    new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+            String header = in.readLine();
+            if (!header.startsWith("$")) {
+                return header;
+            }
+            char[] body = new char[Integer.parseInt(header.substring(1))];
+            int read = 0;
+            while (read < body.length) {
+                read += in.read(body, read, body.length - read);
+            }
+            return new String(body);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static byte[] request(String... args) {
+        StringBuilder request = new StringBuilder("*" + args.length + "\r\n");
+        for (String arg : args) {
+            request.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(arg)
+                    .append("\r\n");
+        }
+        return request.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     private void stop() {
