@@ -47,8 +47,9 @@ import io.vertx.core.Vertx;
  * taking the jobs due within {@code claim-ahead}, and each such job waits for its due time on a timer of its own
  * ({@link DueTimer}).
  * The other shards with a job due within {@code claim-ahead} are claimed from in the same go, so that the calls of a
- * round go to Redis together. No job is claimed ahead while more than three times {@code batch-size} claimed jobs wait
- * to start.
+ * round go to Redis together. Claimed jobs not started yet stay under what the handlers get through within
+ * {@code claim-ahead} (two to eight batches): no job is claimed ahead while more than that, less a batch, wait to
+ * start.
  * Jobs due one by one then cost one claim per stretch of time rather than one each. A job ended by a producer before
  * it is due (cancelled, moved, replaced) is revoked on the wake channel and does not start.
  * <p>
@@ -75,8 +76,12 @@ final class QueueWorker {
     private static final long ACK_GATHER_MS = 1;
     /** A shard is claimed from this fraction of {@code claim-ahead} before its earliest job is due. */
     private static final int LEAD_PER_CLAIM_AHEAD = 5;
-    /** Most jobs claimed but not started yet, in batches of {@code batch-size}, while claiming ahead. */
-    private static final int HELD_BATCHES = 4;
+    /**
+     * Bounds, in batches of {@code batch-size}, of the jobs claimed but not started yet while claiming ahead (see
+     * {@link #holdLimit()}).
+     */
+    private static final int MIN_HELD_BATCHES = 2;
+    private static final int MAX_HELD_BATCHES = 8;
     /** Most jobs claimed ahead of the free handlers, in batches of {@code batch-size}, when handlers finish quickly. */
     private static final int AHEAD_BATCHES = 2;
     private static final long TOP_UP_DELAY_MS = 1;
@@ -213,9 +218,9 @@ final class QueueWorker {
 
     /**
      * Claims due jobs while handlers are free (counting those claimed ahead of them), and jobs due within
-     * {@code claim-ahead} to hold while at most three times {@code batch-size} claimed jobs wait to start; otherwise sleeps
-     * until
-     * the earliest known due time. With handlers to spare, every due shard is claimed from at once, each for its share;
+     * {@code claim-ahead} to hold while fewer claimed jobs wait to start than {@link #holdLimit()} less a batch;
+     * otherwise sleeps until the earliest known due time. With handlers to spare, every due shard is claimed from at once, each
+     * for its share;
      * when most handlers are busy, one shard is claimed from for all the free ones, and only once a good batch is free
      * or {@value #TOP_UP_DELAY_MS} ms went by, so that a busy queue claims in batches rather than job by job.
      */
@@ -232,7 +237,7 @@ final class QueueWorker {
         // ones keeps a worker whose handlers fall behind from claiming ever more ahead. Claiming ahead needs room for
         // a batch more, so that a round over every shard gets each a fair share rather than a job or two.
         int notStarted = held.size() + waiting.size();
-        int holdLimit = HELD_BATCHES * settings.batchSize();
+        int holdLimit = holdLimit();
         long aheadMs = notStarted <= holdLimit - settings.batchSize() ? settings.claimAhead().toMillis() : 0;
         long leadMs = aheadMs / LEAD_PER_CLAIM_AHEAD;
         int due = 0;
@@ -315,6 +320,19 @@ final class QueueWorker {
     private long claimFrom(int shard, long leadMs) {
         long next = nextDue[shard];
         return dueOnly[shard] || next == UNKNOWN || next == NOTHING ? next : next - leadMs;
+    }
+
+    /**
+     * The most jobs claimed but not started yet (held until due, or due and waiting for a handler) while claiming
+     * ahead: as many as the handlers get through within {@code claim-ahead}, so that a worker holds a stretch of jobs
+     * its handlers keep up with and no more, from {@value #MIN_HELD_BATCHES} batches (also while that is unknown) to
+     * {@value #MAX_HELD_BATCHES}.
+     */
+    private int holdLimit() {
+        double perClaimAhead = Double.isNaN(handlerMs) ? 0
+                : settings.concurrency() * settings.claimAhead().toMillis() / Math.max(handlerMs, 0.001);
+        int batch = settings.batchSize();
+        return (int) Math.max(MIN_HELD_BATCHES * batch, Math.min(MAX_HELD_BATCHES * batch, perClaimAhead));
     }
 
     /**
