@@ -120,11 +120,26 @@ for _, old in ipairs(expiredClaims) do
 end
 
 -- Pending jobs due by now, then those due by the horizon: members of 'due' scored below 256 * (now + 1), then below
--- 256 * (horizon + 1). Either way the first members by rank.
+-- 256 * (horizon + 1). Either way the first members by rank. With room for jobs due now, those are read first, and the
+-- jobs ahead only when fewer were due than the room: a busy queue reads no member it does not claim (each costs Redis
+-- the print of its score).
 local room = math.max(0, limit - claimed)
 if room + aheadLimit > 0 then
-  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. scoreText(horizon + 1, 0), 'WITHSCORES', 'LIMIT',
-      '0', decimal(room + aheadLimit))
+  local nowScore = scoreText(now + 1, 0)
+  local horizonBound = '(' .. scoreText(horizon + 1, 0)
+  local due
+  if room == 0 then
+    due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', horizonBound, 'WITHSCORES', 'LIMIT', '0', decimal(aheadLimit))
+  else
+    due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. nowScore, 'WITHSCORES', 'LIMIT', '0', decimal(room))
+    if #due < 2 * room and aheadLimit > 0 then
+      local n = #due
+      for k, v in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], nowScore, horizonBound, 'WITHSCORES', 'LIMIT', '0',
+          decimal(aheadLimit))) do
+        due[n + k] = v
+      end
+    end
+  end
   local ids, dues, attempts, payloads = {}, {}, {}, {}
   local dueNow, ahead = 0, 0
   -- Jobs due at once are often due at the same millisecond, and they come in the order of their time: the text of a
