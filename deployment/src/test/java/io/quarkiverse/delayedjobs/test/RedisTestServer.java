@@ -96,7 +96,7 @@ public final class RedisTestServer {
             }
             for (RedisTestServer node : nodes) {
                 Awaitility.await().atMost(Duration.ofSeconds(30))
-                        .until(() -> bulk(node.url(), "CLUSTER", "INFO").contains("cluster_state:ok"));
+                        .until(() -> command(node.url(), "CLUSTER", "INFO").contains("cluster_state:ok"));
             }
             urls = String.join(",", nodes.stream().map(RedisTestServer::url).toList());
             System.setProperty(property, urls);
@@ -129,26 +129,18 @@ public final class RedisTestServer {
         return calls.find() ? Long.parseLong(calls.group(1)) : 0;
     }
 
-    /** Sends one command to the server at {@code url} and returns its first reply line. */
+    /**
+     * Sends one command to the server at {@code url} and returns its reply: a status, error or integer line as sent
+     * ({@code +OK}, {@code :0}), the text of a bulk string (ASCII), or null when the server closes the connection.
+     */
     public static String command(String url, String... args) {
-        int port = Integer.parseInt(url.substring(url.lastIndexOf(':') + 1));
-        try (Socket socket = new Socket("127.0.0.1", port)) {
-            socket.getOutputStream().write(request(args));
-            return new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8)).readLine();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** Sends one command to the server at {@code url} and returns its bulk-string reply. */
-    public static String bulk(String url, String... args) {
         int port = Integer.parseInt(url.substring(url.lastIndexOf(':') + 1));
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.getOutputStream().write(request(args));
             BufferedReader in = new BufferedReader(
                     new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
             String header = in.readLine();
-            if (!header.startsWith("$")) {
+            if (header == null || !header.startsWith("$") || header.equals("$-1")) {
                 return header;
             }
             char[] body = new char[Integer.parseInt(header.substring(1))];

@@ -219,10 +219,10 @@ final class QueueWorker {
     /**
      * Claims due jobs while handlers are free (counting those claimed ahead of them), and jobs due within
      * {@code claim-ahead} to hold while fewer claimed jobs wait to start than {@link #holdLimit()} less a batch;
-     * otherwise sleeps until the earliest known due time. With handlers to spare, every due shard is claimed from at once, each
-     * for its share;
-     * when most handlers are busy, one shard is claimed from for all the free ones, and only once a good batch is free
-     * or {@value #TOP_UP_DELAY_MS} ms went by, so that a busy queue claims in batches rather than job by job.
+     * otherwise sleeps until the earliest known due time. With handlers to spare, every due shard is claimed from at
+     * once, each for its share; when most handlers are busy, one shard is claimed from for all the free ones, and
+     * only once a good batch is free or {@value #TOP_UP_DELAY_MS} ms went by, so that a busy queue claims in batches
+     * rather than job by job.
      */
     private void pump() {
         if (stopped) {
