@@ -7,7 +7,6 @@
 --       here, at the cost of a sha1hex: the costliest step of storing a job)
 -- Returns {result, due, result, due, ...}, one pair per job in order: result is CREATED, REPLACED or KEPT; due is the
 -- due time the stored job has (ms).
-local policies = {KEEP = true, REPLACE = true, KEEP_EARLIER = true, KEEP_LATER = true}
 if #ARGV < 8 or (#ARGV - 2) % 6 ~= 0 then
   return redis.error_reply('ERR schedule takes the wake channel, the shard index, then six values per job')
 end
@@ -19,7 +18,8 @@ for i = 3, #ARGV, 6 do
   if not string.match(ARGV[i + 2], '^%d+$') or (ARGV[i + 3] ~= 'at' and ARGV[i + 3] ~= 'in') then
     return redis.error_reply('ERR due must be a whole number of ms, not negative, followed by at or in')
   end
-  if not policies[ARGV[i + 4]] then
+  local policy = ARGV[i + 4]
+  if policy ~= 'KEEP' and policy ~= 'REPLACE' and policy ~= 'KEEP_EARLIER' and policy ~= 'KEEP_LATER' then
     return redis.error_reply('ERR policy must be KEEP, REPLACE, KEEP_EARLIER or KEEP_LATER')
   end
   if ARGV[i + 5] ~= '' then
@@ -36,8 +36,9 @@ local now = nil
 local single = #ARGV == 8
 local headBefore = not single and earliestPending()
 local earliestAdded = nil
--- Only running and dead jobs have envelopes, and this script never adds one: most calls need not look for them.
-local hasEnvelopes = redis.call('EXISTS', KEYS[3]) == 1
+-- Only running and dead jobs have envelopes, and this script never adds one: a call of several jobs looks for them
+-- only when there are some. A call of one job looks its id up at once, which costs what the check would.
+local hasEnvelopes = single or redis.call('EXISTS', KEYS[3]) == 1
 local out = {}
 -- New members of 'due' go in one ZADD for the call: one command instead of one per job. Pending ones are written
 -- before anything reads 'due' (the same id twice in one call).
