@@ -8,11 +8,13 @@ versions of the scripts by running it on each checkout.
 
   integration-tests/benchmark/instructions.py schedule [--jobs 20000] [--per-call 5]
   integration-tests/benchmark/instructions.py drain [--jobs 5000] [--per-call 32] [--jobs-per-ms 1]
+                                              [--shards-per-call 8]
 
 schedule: new jobs, each with its own id, due over 60 s, spread over 8 shards, --per-call jobs per schedule call.
 drain: loads the jobs due in the past (unmeasured), --jobs-per-ms of them due at each millisecond (W2 has 1,000), then
-claims --per-call at a time shard after shard, each claim carrying the acknowledgements of the previous one, until
-all ran.
+claims --per-call jobs of each shard at a time, each claim carrying the acknowledgements of the previous one of its
+shard, until all ran: the claims of --shards-per-call shards in one call (8, all of them, as the engine claims a round
+on one Redis server; 1 as on a cluster).
 
 Needs valgrind (callgrind_control), redis-server and python3.
 """
@@ -116,29 +118,37 @@ def schedule_calls(redis, jobs, per_call, due_of):
     return calls
 
 
-def drain(redis, jobs, per_call):
-    """Claims per_call jobs at a time until all ran; returns how many ran."""
+def drain(redis, jobs, per_call, shards_per_call):
+    """Claims per_call jobs a shard at a time until all ran, shards_per_call shards to a call; returns how many ran."""
     sha = redis.call('SCRIPT', 'LOAD', script('claim.lua')).decode()
 
-    def claim(shard, most, acks):
-        # ARGV: most jobs, lease ms, max attempts, most dead letters, retention ms, wake channel, shard, claim-ahead ms,
-        # most jobs claimed ahead, acks
-        args = keys(shard) + [most, 30000, 3, 100, 1000000, 'dj:{q}:wake', shard, 0, 0]
-        for job_id, token in acks:
-            args += [job_id, token, '']
-        out = redis.call('EVALSHA', sha, len(KEY_NAMES), *args)
-        return [(out[k], out[k + 1]) for k in range(2, len(out), 6)]
+    def claim(shards, most, acks):
+        # ARGV: lease ms, max attempts, most dead letters, retention ms, wake channel; then per shard: shard, most jobs,
+        # claim-ahead ms, most jobs claimed ahead, the number of acks, acks
+        call_keys, args = [], [30000, 3, 100, 1000000, 'dj:{q}:wake']
+        for shard in shards:
+            call_keys += keys(shard)
+            args += [shard, most, 0, 0, len(acks[shard])]
+            for job_id, token in acks[shard]:
+                args += [job_id, token, '']
+        out = redis.call('EVALSHA', sha, len(call_keys), *(call_keys + args))
+        at = 1
+        for shard in shards:
+            count = int(out[at + 1])
+            acks[shard] = [(out[k], out[k + 1]) for k in range(at + 2, at + 2 + 6 * count, 6)]
+            at += 2 + 6 * count
 
     acks = {s: [] for s in range(SHARDS)}
+    rounds = [list(range(s, min(s + shards_per_call, SHARDS))) for s in range(0, SHARDS, shards_per_call)]
     ran, idle = 0, 0
-    while ran < jobs and idle < SHARDS:
-        for shard in range(SHARDS):
-            acks[shard] = claim(shard, per_call, acks[shard])
-            ran += len(acks[shard])
-            idle = idle + 1 if not acks[shard] else 0
-    for shard in range(SHARDS):
-        if acks[shard]:
-            claim(shard, 0, acks[shard])
+    while ran < jobs and idle < len(rounds):
+        for shards in rounds:
+            claim(shards, per_call, acks)
+            claimed = sum(len(acks[s]) for s in shards)
+            ran += claimed
+            idle = idle + 1 if not claimed else 0
+    for shards in rounds:
+        claim(shards, 0, acks)
     return ran
 
 
@@ -154,6 +164,7 @@ def main():
     parser.add_argument('--jobs', type=int)
     parser.add_argument('--per-call', type=int)
     parser.add_argument('--jobs-per-ms', type=int, default=1)
+    parser.add_argument('--shards-per-call', type=int, default=SHARDS)
     options = parser.parse_args()
     jobs = options.jobs or (20000 if options.replay == 'schedule' else 5000)
     per_call = options.per_call or (5 if options.replay == 'schedule' else 32)
@@ -193,7 +204,7 @@ def main():
             # Due in the past, so that every claim finds jobs.
             redis.pipeline(schedule_calls(redis, jobs, 32, lambda i: 1000 + i // options.jobs_per_ms))
             ran = []
-            counted(lambda: ran.append(drain(redis, jobs, per_call)))
+            counted(lambda: ran.append(drain(redis, jobs, per_call, options.shards_per_call)))
             if ran[0] != jobs:
                 sys.exit('only %d of %d jobs ran' % (ran[0], jobs))
     finally:
@@ -203,7 +214,11 @@ def main():
     with open(os.path.join(work, dumps[0])) as dump:
         total = next(int(line.split()[1]) for line in dump if line.startswith('summary:'))
     shutil.rmtree(work, ignore_errors=True)
-    print('%s, %d jobs, %d per call: %d instructions per job' % (options.replay, jobs, per_call, total // jobs))
+    if options.replay == 'drain':
+        print('drain, %d jobs, %d per shard and claim, %d shards per call: %d instructions per job'
+              % (jobs, per_call, options.shards_per_call, total // jobs))
+    else:
+        print('schedule, %d jobs, %d per call: %d instructions per job' % (jobs, per_call, total // jobs))
 
 
 if __name__ == '__main__':

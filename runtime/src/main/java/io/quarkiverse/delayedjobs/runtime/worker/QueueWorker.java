@@ -24,8 +24,10 @@ import io.quarkiverse.delayedjobs.runtime.cron.OccurrencePlanner;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Ack;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore.ClaimBatch;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore.ClaimRequest;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Claimed;
 import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -46,10 +48,10 @@ import io.vertx.core.Vertx;
  * It claims ahead in time too: a shard is claimed from a fifth of {@code claim-ahead} before its earliest job is due,
  * taking the jobs due within {@code claim-ahead}, and each such job waits for its due time on a timer of its own
  * ({@link DueTimer}).
- * The other shards with a job due within {@code claim-ahead} are claimed from in the same go, so that the calls of a
- * round go to Redis together. Claimed jobs not started yet stay under what the handlers get through within
- * {@code claim-ahead} (two to eight batches): no job is claimed ahead while more than that, less a batch, wait to
- * start.
+ * The other shards with a job due within {@code claim-ahead} are claimed from in the same go: the claims of such a
+ * round go to Redis as one script call when one server holds every shard (one per shard on a cluster). Claimed jobs
+ * not started yet stay under what the handlers get through within {@code claim-ahead} (two to eight batches): no job
+ * is claimed ahead while more than that, less a batch, wait to start.
  * Jobs due one by one then cost one claim per stretch of time rather than one each. A job ended by a producer before
  * it is due (cancelled, moved, replaced) is revoked on the wake channel and does not start.
  * <p>
@@ -142,6 +144,8 @@ final class QueueWorker {
      * they go together in one call.
      */
     private final Map<Integer, List<Ack>> acksToSend = new HashMap<>();
+    /** The claims {@link #planClaims()} decided on, which {@link #pump()} sends together. */
+    private final List<ClaimRequest> round = new ArrayList<>();
     private final long[] ackTimers;
     private int writesUnderWay;
 
@@ -216,6 +220,31 @@ final class QueueWorker {
         return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000 + clockOffsetMs * 1_000;
     }
 
+    /** Plans a round of claims ({@link #planClaims()}) and sends it: in one call when one Redis server holds them. */
+    private void pump() {
+        planClaims();
+        if (round.isEmpty()) {
+            return;
+        }
+        List<ClaimRequest> requests = List.copyOf(round);
+        round.clear();
+        long sentAt = System.currentTimeMillis();
+        long sentNanos = System.nanoTime();
+        List<Future<ClaimBatch>> answers = store.claim(keys, settings, requests);
+        int[] unanswered = { requests.size() };
+        for (int i = 0; i < requests.size(); i++) {
+            ClaimRequest request = requests.get(i);
+            answers.get(i).onComplete(ar -> context.runOnContext(v -> {
+                claimAnswered(request, sentAt, sentNanos, ar);
+                // The next round is planned once this one is all back: planned after the first answer of a call, it
+                // would claim from that shard alone while the other answers of the call wait their turn.
+                if (--unanswered[0] == 0) {
+                    pump();
+                }
+            }));
+        }
+    }
+
     /**
      * Claims due jobs while handlers are free (counting those claimed ahead of them), and jobs due within
      * {@code claim-ahead} to hold while fewer claimed jobs wait to start than {@link #holdLimit()} less a batch;
@@ -224,7 +253,7 @@ final class QueueWorker {
      * only once a good batch is free or {@value #TOP_UP_DELAY_MS} ms went by, so that a busy queue claims in batches
      * rather than job by job.
      */
-    private void pump() {
+    private void planClaims() {
         if (stopped) {
             return;
         }
@@ -362,31 +391,32 @@ final class QueueWorker {
         return Double.isNaN(average) ? sample : average + (sample - average) / 16;
     }
 
+    /** Adds a claim from {@code shard} to the round that {@link #pump()} sends. */
     private void claim(int shard, int limit, long aheadMs, int aheadLimit) {
         claiming[shard] = true;
         claimsUnderWay++;
         reserved += limit;
-        List<Ack> acks = takeAcks(shard);
-        long sentAt = System.currentTimeMillis();
-        long sentNanos = System.nanoTime();
-        store.claim(keys, shard, limit, aheadMs, aheadLimit, settings, acks).onComplete(ar -> context.runOnContext(v -> {
-            claimRoundTripMs = average(claimRoundTripMs, (System.nanoTime() - sentNanos) / 1e6);
-            claiming[shard] = false;
-            claimsUnderWay--;
-            reserved -= limit;
-            Set<String> revoked = revokedDuringClaim.remove(shard);
-            if (ar.failed()) {
-                LOG.warnf(ar.cause(), "Claiming due jobs of queue %s failed; trying again in %d ms", keys.queue(),
-                        REDIS_FAILURE_PAUSE_MS);
-                acks.forEach(ack -> ack(shard, ack));
-                nextDue[shard] = redisNow() + REDIS_FAILURE_PAUSE_MS;
-                wokenDuringClaim[shard] = NOTHING;
-            } else {
-                claimed(shard, aheadMs, aheadLimit, ar.result(), sentAt, revoked == null ? Set.of() : revoked);
-            }
-            checkDrained();
-            pump();
-        }));
+        round.add(new ClaimRequest(shard, limit, aheadMs, aheadLimit, takeAcks(shard)));
+    }
+
+    private void claimAnswered(ClaimRequest request, long sentAt, long sentNanos, AsyncResult<ClaimBatch> ar) {
+        int shard = request.shard();
+        claimRoundTripMs = average(claimRoundTripMs, (System.nanoTime() - sentNanos) / 1e6);
+        claiming[shard] = false;
+        claimsUnderWay--;
+        reserved -= request.limit();
+        Set<String> revoked = revokedDuringClaim.remove(shard);
+        if (ar.failed()) {
+            LOG.warnf(ar.cause(), "Claiming due jobs of queue %s failed; trying again in %d ms", keys.queue(),
+                    REDIS_FAILURE_PAUSE_MS);
+            request.acks().forEach(ack -> ack(shard, ack));
+            nextDue[shard] = redisNow() + REDIS_FAILURE_PAUSE_MS;
+            wokenDuringClaim[shard] = NOTHING;
+        } else {
+            claimed(shard, request.aheadMs(), request.aheadLimit(), ar.result(), sentAt,
+                    revoked == null ? Set.of() : revoked);
+        }
+        checkDrained();
     }
 
     private int nextDueShard(long now, long leadMs) {

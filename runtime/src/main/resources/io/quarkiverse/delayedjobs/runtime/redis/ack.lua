@@ -3,4 +3,4 @@
 -- KEYS: the nine keys of the shard (see common.lua)
 -- ARGV: 1 wake channel, 2 shard index, then triples: job id, token, next due in ms ('' to remove the job)
 -- Returns the number of jobs acknowledged.
-return acknowledge(3, ARGV[1], ARGV[2])
+return acknowledge(3, #ARGV, ARGV[1], ARGV[2])

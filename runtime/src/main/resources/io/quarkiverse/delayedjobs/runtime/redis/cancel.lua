@@ -11,6 +11,6 @@ if not dropEnvelope(id, ARGV[2], ARGV[3]) then
   end
   removePending(id, member)
 end
-redis.call('HDEL', KEYS[5], id)
-redis.call('HDEL', KEYS[7], id)
+redis.call('HDEL', shardKeys[5], id)
+redis.call('HDEL', shardKeys[7], id)
 return 1

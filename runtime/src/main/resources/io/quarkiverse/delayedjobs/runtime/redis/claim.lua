@@ -1,60 +1,55 @@
--- Records the given successful deliveries (as ack.lua does), then claims due jobs of the shard: jobs whose lease ran
--- out first (their worker died), then pending jobs due by this server's clock; and when it took every job due by now,
--- jobs due within ARGV[8] ms: those are claimed ahead, and their worker holds them until they are due (one call then
--- claims the jobs of a stretch of time rather than one job per call when they are due one by one). The two kinds have
--- their own limits: jobs due now wait for the worker's handlers, jobs claimed ahead for their time. Each claimed job
--- gets a new fencing token and one more attempt, and its envelope goes to 'jobs'; the call's claim gets one lease for
--- all its jobs (see common.lua), which starts when the stretch ends. A plain job whose lease ran out on its last
--- allowed attempt goes to the dead letters instead.
--- Carrying the acks saves a call per batch, and the commands are multi-member where the keys allow: a call costs
--- little more for 30 jobs than for one.
--- KEYS: the nine keys of the shard (see common.lua)
--- ARGV: 1 most jobs due now to claim, 2 lease in ms, 3 max attempts, 4 most dead letters of the shard,
---       5 dead-letter retention in ms, 6 wake channel, 7 shard index, 8 how far ahead of due to claim (ms),
---       9 most jobs to claim ahead, then triples to acknowledge: job id, token, next due in ms of a recurring job
---       ('' to remove the job)
--- Returns {now, next, id, token, attempt, due, payload, cron, id, token, ...}: now is this server's time in µs as the
--- call ends (its worker times the jobs claimed ahead from it: the later the reading, the closer to their due time they
--- start), next the earliest time left in 'due' or 'run' (ms), or -1 when both are empty; cron is '' for a plain job.
-local now = (serverNow())
-local limit = tonumber(ARGV[1])
-local horizon = now + tonumber(ARGV[8])
-local aheadLimit = tonumber(ARGV[9])
-local leaseEndMs = horizon + tonumber(ARGV[2])
-local leaseEnd = decimal(leaseEndMs)
-local maxAttempts = tonumber(ARGV[3])
--- out[1], the clock, is read again as the call ends.
-local out = {0, -1}
-
-acknowledge(10, ARGV[6], ARGV[7])
-
--- Dead letters past their retention go a few at a time, so that they go even when no job dies any more.
-local pastRetention = decimal(now - tonumber(ARGV[5]))
-for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', pastRetention, 'LIMIT', '0', '10')) do
-  forget(old)
+-- Claims due jobs of one or more shards of a queue; for each shard in turn, it first records the successful deliveries
+-- given for it (as ack.lua does), then claims: jobs whose lease ran out first (their worker died), then pending jobs
+-- due by this server's clock; and when it took every job due by now, jobs due within the shard's claim-ahead: those
+-- are claimed ahead, and their worker holds them until they are due (one call then claims the jobs of a stretch of
+-- time rather than one job per call when they are due one by one). The two kinds have their own limits: jobs due now
+-- wait for the worker's handlers, jobs claimed ahead for their time. Each claimed job gets a new fencing token and one
+-- more attempt, and its envelope goes to 'jobs'; each shard's claim gets one lease for all its jobs (see common.lua),
+-- which starts when the stretch ends. A plain job whose lease ran out on its last allowed attempt goes to the dead
+-- letters instead.
+-- Carrying the acks saves a call per batch, the commands are multi-member where the keys allow, and a worker claims
+-- the shards of a round in one call when one server holds them all: a call costs little more for 30 jobs than for one.
+-- KEYS: the nine keys of each shard (see common.lua), shard after shard
+-- ARGV: 1 lease in ms, 2 max attempts, 3 most dead letters of a shard, 4 dead-letter retention in ms, 5 wake channel,
+--       then for each shard, in the order of its keys: shard index, most jobs due now to claim, how far ahead of due
+--       to claim (ms), most jobs to claim ahead, the number n of deliveries to acknowledge, then n triples: job id,
+--       token, next due in ms of a recurring job ('' to remove the job)
+-- Returns {now, next, count, id, token, attempt, due, payload, cron, id, ..., next, count, ...}: now is this server's
+-- time in µs as the call ends (its worker times the jobs claimed ahead from it: the later the reading, the closer to
+-- their due time they start); then for each shard, next is the earliest time left in its 'due' or 'run' (ms), or -1
+-- when both are empty, and count the jobs claimed from it, six values each; cron is '' for a plain job.
+if #KEYS == 0 or #KEYS % 9 ~= 0 then
+  return redis.error_reply('ERR claim takes nine keys per shard')
 end
+local now = (serverNow())
+local leaseMs = tonumber(ARGV[1])
+local maxAttempts = tonumber(ARGV[2])
+local deadShare = tonumber(ARGV[3])
+local retention = tonumber(ARGV[4])
+local channel = ARGV[5]
+-- Dead letters past their retention go a few at a time, so that they go even when no job dies any more.
+local pastRetention = decimal(now - retention)
+-- out[1], the clock, is read again as the call ends.
+local out = {0}
 
--- Most shards hold no recurring job: skip that look-up then.
-local hasCron = redis.call('EXISTS', KEYS[7]) == 1
-local batch = nil
-local claimed = 0
-local claimedIds = {}
+-- The claim of the shard under way: whether the shard holds recurring jobs, its claim number once it took a job, and
+-- the ids it took. Functions defined once for the call, not once per shard.
+local hasCron, batch, claimed, claimedIds = false, nil, 0, {}
 -- Claims jobs given as parallel lists (id, due, attempts before this claim, payload): new envelopes in one HSET.
 local function claim(ids, dues, attempts, payloads, expired)
   if #ids == 0 then
     return
   end
-  local crons = hasCron and redis.call('HMGET', KEYS[7], unpack(ids)) or {}
+  local crons = hasCron and redis.call('HMGET', shardKeys[7], unpack(ids)) or {}
   local fields = {}
   for k, id in ipairs(ids) do
     -- A recurring job is never buried: its worker sees the attempt past the limit and arms the next occurrence.
     if expired and attempts[k] >= maxAttempts and not crons[k] then
       bury(id, dues[k] .. '|' .. attempts[k] .. '||' .. payloads[k],
-          'lease expired on attempt ' .. attempts[k] .. ' of ' .. maxAttempts, now, tonumber(ARGV[4]),
-          tonumber(ARGV[5]))
+          'lease expired on attempt ' .. attempts[k] .. ' of ' .. maxAttempts, now, deadShare, retention)
     else
       -- Numbers become text through decimal(): Lua's own number-to-text conversion is a costly floating-point print.
-      batch = batch or decimal(redis.call('INCR', KEYS[6]))
+      batch = batch or decimal(redis.call('INCR', shardKeys[6]))
       claimed = claimed + 1
       claimedIds[claimed] = id
       local attempt = attempts[k] + 1
@@ -71,122 +66,157 @@ local function claim(ids, dues, attempts, payloads, expired)
     end
   end
   if #fields > 0 then
-    redis.call('HSET', KEYS[3], unpack(fields))
+    redis.call('HSET', shardKeys[3], unpack(fields))
   end
 end
 
 -- The earliest lease end in 'run', or nil.
 local function earliestLease()
-  local head = redis.call('ZRANGE', KEYS[2], '0', '0', 'WITHSCORES')[2]
-  return head and tonumber(head)
+  local score = redis.call('ZRANGE', shardKeys[2], '0', '0', 'WITHSCORES')[2]
+  return score and tonumber(score)
 end
 
--- Read once: unless a lease ran out, the only later change to 'run' is this call's lease.
-local headRun = earliestLease()
-local expiredClaims = {}
-if headRun and headRun <= now then
-  expiredClaims = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', decimal(now), 'LIMIT', '0', '10')
-end
+-- Claims from the shard whose keys are shardKeys, given its section of ARGV from 'at'; returns where the next starts.
+local function claimShard(at)
+  local shard = ARGV[at]
+  local limit = tonumber(ARGV[at + 1])
+  local horizon = now + tonumber(ARGV[at + 2])
+  local aheadLimit = tonumber(ARGV[at + 3])
+  local acks = tonumber(ARGV[at + 4])
+  local leaseEndMs = horizon + leaseMs
+  local leaseEnd = decimal(leaseEndMs)
+  local head = #out
+  out[head + 1] = -1
+  out[head + 2] = 0
 
--- Claims whose lease ran out (their worker died): their jobs still running, those whose envelope has a token of the
--- claim, are claimed again. A claim with more of them than this call takes keeps the rest for the next call.
-for _, old in ipairs(expiredClaims) do
-  if claimed >= limit then
-    break
+  acknowledge(at + 5, at + 4 + 3 * acks, channel, shard)
+
+  for _, old in ipairs(redis.call('ZRANGEBYSCORE', shardKeys[4], '-inf', pastRetention, 'LIMIT', '0', '10')) do
+    forget(old)
   end
-  local joined = redis.call('HGET', KEYS[9], old .. ':ids')
-  local oldIds = joined and splitIds(joined) or {}
-  local envs = #oldIds > 0 and redis.call('HMGET', KEYS[3], unpack(oldIds)) or {}
-  local ids, dues, attempts, payloads, rest = {}, {}, {}, {}, {}
-  for k, id in ipairs(oldIds) do
-    local env = envs[k]
-    if env then
-      local due, attempt, token, payload = string.match(env, ENVELOPE)
-      if claimOf(token) == old then
-        if claimed + #ids < limit then
-          ids[#ids + 1], dues[#ids + 1], attempts[#ids + 1], payloads[#ids + 1] = id, due, tonumber(attempt), payload
-        else
-          rest[#rest + 1] = id
+
+  -- Most shards hold no recurring job: skip that look-up then.
+  hasCron = redis.call('EXISTS', shardKeys[7]) == 1
+  batch, claimed, claimedIds = nil, 0, {}
+
+  -- Read once: unless a lease ran out, the only later change to 'run' is this call's lease.
+  local headRun = earliestLease()
+  local expiredClaims = {}
+  if headRun and headRun <= now then
+    expiredClaims = redis.call('ZRANGEBYSCORE', shardKeys[2], '-inf', decimal(now), 'LIMIT', '0', '10')
+  end
+
+  -- Claims whose lease ran out (their worker died): their jobs still running, those whose envelope has a token of the
+  -- claim, are claimed again. A claim with more of them than this call takes keeps the rest for the next call.
+  for _, old in ipairs(expiredClaims) do
+    if claimed >= limit then
+      break
+    end
+    local joined = redis.call('HGET', shardKeys[9], old .. ':ids')
+    local oldIds = joined and splitIds(joined) or {}
+    local envs = #oldIds > 0 and redis.call('HMGET', shardKeys[3], unpack(oldIds)) or {}
+    local ids, dues, attempts, payloads, rest = {}, {}, {}, {}, {}
+    for k, id in ipairs(oldIds) do
+      local env = envs[k]
+      if env then
+        local due, attempt, token, payload = string.match(env, ENVELOPE)
+        if claimOf(token) == old then
+          if claimed + #ids < limit then
+            ids[#ids + 1], dues[#ids + 1], attempts[#ids + 1], payloads[#ids + 1] = id, due, tonumber(attempt), payload
+          else
+            rest[#rest + 1] = id
+          end
         end
       end
     end
-  end
-  if #rest > 0 then
-    recordClaim(old, rest)
-  else
-    forgetClaim(old)
-  end
-  claim(ids, dues, attempts, payloads, true)
-end
-
--- Pending jobs due by now, then those due by the horizon: members of 'due' scored below 256 * (now + 1), then below
--- 256 * (horizon + 1). Either way the first members by rank. With room for jobs due now, those are read first, and the
--- jobs ahead only when fewer were due than the room: a busy queue reads no member it does not claim (each costs Redis
--- the print of its score).
-local room = math.max(0, limit - claimed)
-if room + aheadLimit > 0 then
-  local nowScore = scoreText(now + 1, 0)
-  local horizonBound = '(' .. scoreText(horizon + 1, 0)
-  local due
-  if room == 0 then
-    due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', horizonBound, 'WITHSCORES', 'LIMIT', '0', decimal(aheadLimit))
-  else
-    due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. nowScore, 'WITHSCORES', 'LIMIT', '0', decimal(room))
-    if #due < 2 * room and aheadLimit > 0 then
-      local n = #due
-      for k, v in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], nowScore, horizonBound, 'WITHSCORES', 'LIMIT', '0',
-          decimal(aheadLimit))) do
-        due[n + k] = v
-      end
-    end
-  end
-  local ids, dues, attempts, payloads = {}, {}, {}, {}
-  local dueNow, ahead = 0, 0
-  -- Jobs due at once are often due at the same millisecond, and they come in the order of their time: the text of a
-  -- time is made once for a run of them.
-  local lastTime, lastText = nil, nil
-  for i = 1, #due, 2 do
-    local score = tonumber(due[i + 1])
-    local time = timeOfScore(score)
-    local id, payload, d, attempt = unpackMember(due[i], time)
-    if time <= now then
-      if dueNow == room then
-        break -- more jobs are due now than the worker has handlers for: none is claimed ahead
-      end
-      dueNow = dueNow + 1
-    elseif ahead < aheadLimit and d == time then
-      ahead = ahead + 1
+    if #rest > 0 then
+      recordClaim(old, rest)
     else
-      break -- enough, or a retry: its worker would start it at its due time, which is not the time of the retry
+      forgetClaim(old)
     end
-    local k = #ids + 1
-    if d ~= lastTime then
-      lastTime, lastText = d, decimal(d)
+    claim(ids, dues, attempts, payloads, true)
+  end
+
+  -- Pending jobs due by now, then those due by the horizon: members of 'due' scored below 256 * (now + 1), then
+  -- below 256 * (horizon + 1). Either way the first members by rank. With room for jobs due now, those are read
+  -- first, and the jobs ahead only when fewer were due than the room: a busy queue reads no member it does not claim
+  -- (each costs Redis the print of its score).
+  local room = math.max(0, limit - claimed)
+  if room + aheadLimit > 0 then
+    local nowScore = scoreText(now + 1, 0)
+    local horizonBound = '(' .. scoreText(horizon + 1, 0)
+    local due
+    if room == 0 then
+      due = redis.call('ZRANGEBYSCORE', shardKeys[1], '-inf', horizonBound, 'WITHSCORES', 'LIMIT', '0',
+          decimal(aheadLimit))
+    else
+      due = redis.call('ZRANGEBYSCORE', shardKeys[1], '-inf', '(' .. nowScore, 'WITHSCORES', 'LIMIT', '0',
+          decimal(room))
+      if #due < 2 * room and aheadLimit > 0 then
+        local n = #due
+        for k, v in ipairs(redis.call('ZRANGEBYSCORE', shardKeys[1], nowScore, horizonBound, 'WITHSCORES', 'LIMIT', '0',
+            decimal(aheadLimit))) do
+          due[n + k] = v
+        end
+      end
     end
-    ids[k], dues[k], attempts[k], payloads[k] = id, lastText, attempt, payload
-    redis.call('HDEL', indexKey(bucketOfScored(id, score, time)), id)
+    local ids, dues, attempts, payloads = {}, {}, {}, {}
+    local dueNow, ahead = 0, 0
+    -- Jobs due at once are often due at the same millisecond, and they come in the order of their time: the text of a
+    -- time is made once for a run of them.
+    local lastTime, lastText = nil, nil
+    for i = 1, #due, 2 do
+      local score = tonumber(due[i + 1])
+      local time = timeOfScore(score)
+      local id, payload, d, attempt = unpackMember(due[i], time)
+      if time <= now then
+        if dueNow == room then
+          break -- more jobs are due now than the worker has handlers for: none is claimed ahead
+        end
+        dueNow = dueNow + 1
+      elseif ahead < aheadLimit and d == time then
+        ahead = ahead + 1
+      else
+        break -- enough, or a retry: its worker would start it at its due time, which is not the time of the retry
+      end
+      local k = #ids + 1
+      if d ~= lastTime then
+        lastTime, lastText = d, decimal(d)
+      end
+      ids[k], dues[k], attempts[k], payloads[k] = id, lastText, attempt, payload
+      redis.call('HDEL', indexKey(bucketOfScored(id, score, time)), id)
+    end
+    if #ids > 0 then
+      -- They are the first members by rank: removing them by rank spares a search of the skip list for each.
+      redis.call('ZREMRANGEBYRANK', shardKeys[1], '0', decimal(#ids - 1))
+      claim(ids, dues, attempts, payloads, false)
+    end
   end
-  if #ids > 0 then
-    -- They are the first members by rank: removing them by rank spares a search of the skip list for each.
-    redis.call('ZREMRANGEBYRANK', KEYS[1], '0', decimal(#ids - 1))
-    claim(ids, dues, attempts, payloads, false)
+
+  if #expiredClaims > 0 then
+    headRun = earliestLease()
   end
+  if claimed > 0 then
+    recordClaim(batch, claimedIds)
+    redis.call('ZADD', shardKeys[2], leaseEnd, batch)
+    headRun = math.min(headRun or leaseEndMs, leaseEndMs)
+  end
+
+  local headDue = earliestPending()
+  if headDue and headRun then
+    out[head + 1] = math.min(headDue, headRun)
+  elseif headDue or headRun then
+    out[head + 1] = headDue or headRun
+  end
+  out[head + 2] = claimed
+  return at + 5 + 3 * acks
 end
 
-if #expiredClaims > 0 then
-  headRun = earliestLease()
-end
-if claimed > 0 then
-  recordClaim(batch, claimedIds)
-  redis.call('ZADD', KEYS[2], leaseEnd, batch)
-  headRun = math.min(headRun or leaseEndMs, leaseEndMs)
-end
-
-local headDue = earliestPending()
-if headDue and headRun then
-  out[2] = math.min(headDue, headRun)
-elseif headDue or headRun then
-  out[2] = headDue or headRun
+local at = claimShard(6)
+for first = 10, #KEYS, 9 do
+  shardKeys = {unpack(KEYS, first, first + 8)}
+  indexKeys = {}
+  at = claimShard(at)
 end
 local endMs, endMicros = serverNow()
 out[1] = endMs * 1000 + endMicros

@@ -17,6 +17,8 @@
 -- Score: 256 * time in ms + bucket, so that the members found by the time of one id share its index hash and are few.
 -- Scores are whole numbers: Redis and Lua read and write those without the costly decimal conversion of fractions.
 
+-- The nine keys of the shard a script works on: its KEYS, or each shard's in turn in a claim of several (claim.lua).
+local shardKeys = KEYS
 local BUCKETS = 256
 -- The envelope of a running or dead job, 'due|attempts|token|payload', read whole or for its token (and due) alone
 -- (checks over many jobs need no copy of their payloads). Patterns, not functions: every call defines this file's
@@ -66,7 +68,7 @@ local indexKeys = {}
 local function indexKey(bucket)
   local key = indexKeys[bucket]
   if not key then
-    key = KEYS[8] .. ':' .. decimal(bucket)
+    key = shardKeys[8] .. ':' .. decimal(bucket)
     indexKeys[bucket] = key
   end
   return key
@@ -115,7 +117,7 @@ local function findPending(id, bucket)
   end
   runAt = tonumber(runAt)
   local score = scoreText(runAt, bucket)
-  for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], score, score)) do
+  for _, member in ipairs(redis.call('ZRANGEBYSCORE', shardKeys[1], score, score)) do
     if idOfMember(member) == id then
       return member, runAt
     end
@@ -127,7 +129,7 @@ end
 local function addPending(id, payload, runAt, due, attempts, bucket, indexed)
   bucket = bucket or bucketOf(id)
   local member = packMember(id, payload, runAt, due, attempts)
-  redis.call('ZADD', KEYS[1], scoreText(runAt, bucket), member)
+  redis.call('ZADD', shardKeys[1], scoreText(runAt, bucket), member)
   if not indexed then
     redis.call('HSET', indexKey(bucket), id, decimal(runAt))
   end
@@ -135,7 +137,7 @@ local function addPending(id, payload, runAt, due, attempts, bucket, indexed)
 end
 
 local function removePending(id, member)
-  redis.call('ZREM', KEYS[1], member)
+  redis.call('ZREM', shardKeys[1], member)
   redis.call('HDEL', indexKey(bucketOf(id)), id)
 end
 
@@ -146,20 +148,20 @@ end
 
 -- Writes the record of a claim: the count of its running jobs and their ids.
 local function recordClaim(claim, ids)
-  redis.call('HSET', KEYS[9], claim, decimal(#ids), claim .. ':ids', table.concat(ids, ID_SEPARATOR))
+  redis.call('HSET', shardKeys[9], claim, decimal(#ids), claim .. ':ids', table.concat(ids, ID_SEPARATOR))
 end
 
 -- Deletes a claim's lease and record.
 local function forgetClaim(claim)
-  redis.call('HDEL', KEYS[9], claim, claim .. ':ids')
-  redis.call('ZREM', KEYS[2], claim)
+  redis.call('HDEL', shardKeys[9], claim, claim .. ':ids')
+  redis.call('ZREM', shardKeys[2], claim)
 end
 
 -- Counts jobs of claims as ended (acknowledged, retried, handed back, cancelled, replaced): 'ended' maps claim numbers
 -- to how many of their jobs ended. A claim with no running job left loses its lease and its record.
 local function endClaimed(ended)
   for claim, n in pairs(ended) do
-    if redis.call('HINCRBY', KEYS[9], claim, '-' .. decimal(n)) <= 0 then
+    if redis.call('HINCRBY', shardKeys[9], claim, '-' .. decimal(n)) <= 0 then
       forgetClaim(claim)
     end
   end
@@ -184,7 +186,7 @@ end
 
 -- Ends a running job: deletes its envelope and takes it off its claim.
 local function endRunning(id, token)
-  redis.call('HDEL', KEYS[3], id)
+  redis.call('HDEL', shardKeys[3], id)
   endClaimedJob(token)
 end
 
@@ -201,12 +203,12 @@ end
 -- Removes what a running or dead job keeps: its envelope, its place in its claim and its dead-letter entry; revokes it
 -- when its worker holds it until it is due. Returns whether the job had an envelope.
 local function dropEnvelope(id, channel, shard)
-  local env = redis.call('HGET', KEYS[3], id)
+  local env = redis.call('HGET', shardKeys[3], id)
   if not env then
     return false
   end
   local due, token = string.match(env, ENVELOPE_DUE_TOKEN)
-  redis.call('ZREM', KEYS[4], id)
+  redis.call('ZREM', shardKeys[4], id)
   revokeIfHeld(due, token, channel, shard)
   endRunning(id, token)
   return true
@@ -214,53 +216,54 @@ end
 
 -- Publishes 'shard:time' on the wake channel when the member just added is the earliest of the shard.
 local function wakeIfEarliest(member, runAt, channel, shard)
-  if redis.call('ZRANGE', KEYS[1], '0', '0')[1] == member then
+  if redis.call('ZRANGE', shardKeys[1], '0', '0')[1] == member then
     redis.call('PUBLISH', channel, shard .. ':' .. decimal(runAt))
   end
 end
 
 -- The time of the earliest pending job of the shard, or nil.
 local function earliestPending()
-  local head = redis.call('ZRANGE', KEYS[1], '0', '0', 'WITHSCORES')[2]
+  local head = redis.call('ZRANGE', shardKeys[1], '0', '0', 'WITHSCORES')[2]
   return head and timeOfScore(tonumber(head))
 end
 
 -- Deletes a dead letter with everything it left.
 local function forget(id)
-  redis.call('ZREM', KEYS[4], id)
-  redis.call('HDEL', KEYS[3], id)
-  redis.call('HDEL', KEYS[5], id)
-  redis.call('HDEL', KEYS[7], id)
+  redis.call('ZREM', shardKeys[4], id)
+  redis.call('HDEL', shardKeys[3], id)
+  redis.call('HDEL', shardKeys[5], id)
+  redis.call('HDEL', shardKeys[7], id)
 end
 
 -- Moves a claimed job to the dead letters, then prunes those past the retention and the oldest beyond the share. The
 -- caller ends the job's claim.
 local function bury(id, envelope, error, now, share, retention)
-  redis.call('HSET', KEYS[3], id, envelope)
-  redis.call('HSET', KEYS[5], id, error)
-  redis.call('ZADD', KEYS[4], decimal(now), id)
-  for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', decimal(now - retention), 'LIMIT', '0', '100')) do
+  redis.call('HSET', shardKeys[3], id, envelope)
+  redis.call('HSET', shardKeys[5], id, error)
+  redis.call('ZADD', shardKeys[4], decimal(now), id)
+  for _, old in ipairs(redis.call('ZRANGEBYSCORE', shardKeys[4], '-inf', decimal(now - retention), 'LIMIT', '0', '100')) do
     forget(old)
   end
-  local over = redis.call('ZCARD', KEYS[4]) - share
+  local over = redis.call('ZCARD', shardKeys[4]) - share
   if over > 0 then
-    for _, old in ipairs(redis.call('ZRANGE', KEYS[4], '0', decimal(over - 1))) do
+    for _, old in ipairs(redis.call('ZRANGE', shardKeys[4], '0', decimal(over - 1))) do
       forget(old)
     end
   end
 end
 
--- Records successful deliveries given as triples from ARGV[first]: job id, token, next due in ms of a recurring job
--- ('' to remove the job). A job whose token is no longer the given one is left alone. Returns how many matched.
-local function acknowledge(first, channel, shard)
-  if #ARGV < first + 2 then
+-- Records successful deliveries given as triples in ARGV[first] .. ARGV[last]: job id, token, next due in ms of a
+-- recurring job ('' to remove the job). A job whose token is no longer the given one is left alone. Returns how many
+-- matched.
+local function acknowledge(first, last, channel, shard)
+  if last < first + 2 then
     return 0
   end
   local ids = {}
-  for i = first, #ARGV, 3 do
+  for i = first, last, 3 do
     ids[#ids + 1] = ARGV[i]
   end
-  local envs = redis.call('HMGET', KEYS[3], unpack(ids))
+  local envs = redis.call('HMGET', shardKeys[3], unpack(ids))
   local done, gone, ended = {}, {}, {}
   -- Acks come mostly in runs of one claim: its number is read from a token once for the run.
   local claim, prefix = nil, nil
@@ -287,15 +290,15 @@ local function acknowledge(first, channel, shard)
     end
   end
   if #done > 0 then
-    redis.call('HDEL', KEYS[3], unpack(done))
+    redis.call('HDEL', shardKeys[3], unpack(done))
     endClaimed(ended)
-    if redis.call('EXISTS', KEYS[5]) == 1 then
-      redis.call('HDEL', KEYS[5], unpack(done))
+    if redis.call('EXISTS', shardKeys[5]) == 1 then
+      redis.call('HDEL', shardKeys[5], unpack(done))
     end
   end
   -- A recurring job whose next occurrence cannot be computed ends here: leave no schedule behind.
-  if #gone > 0 and redis.call('EXISTS', KEYS[7]) == 1 then
-    redis.call('HDEL', KEYS[7], unpack(gone))
+  if #gone > 0 and redis.call('EXISTS', shardKeys[7]) == 1 then
+    redis.call('HDEL', shardKeys[7], unpack(gone))
   end
   return #done
 end

@@ -6,11 +6,11 @@
 -- the time a dead one died (ms). A pending job's envelope is built from its member, with an empty token. A running job
 -- is one with an envelope that is not a dead letter; the lease is its claim's.
 local id = ARGV[1]
-local state, env, score = nil, redis.call('HGET', KEYS[3], id), nil
+local state, env, score = nil, redis.call('HGET', shardKeys[3], id), nil
 if env then
-  state, score = 'DEAD', redis.call('ZSCORE', KEYS[4], id)
+  state, score = 'DEAD', redis.call('ZSCORE', shardKeys[4], id)
   if not score then
-    state, score = 'RUNNING', redis.call('ZSCORE', KEYS[2], claimOf(string.match(env, ENVELOPE_TOKEN)) or '')
+    state, score = 'RUNNING', redis.call('ZSCORE', shardKeys[2], claimOf(string.match(env, ENVELOPE_TOKEN)) or '')
   end
 else
   local member, runAt = findPending(id)
@@ -20,4 +20,4 @@ else
   local _, payload, due, attempts = unpackMember(member, runAt)
   state, env, score = 'PENDING', decimal(due) .. '|' .. attempts .. '||' .. payload, runAt
 end
-return {state, env, redis.call('HGET', KEYS[5], id), redis.call('HGET', KEYS[7], id), tonumber(score)}
+return {state, env, redis.call('HGET', shardKeys[5], id), redis.call('HGET', shardKeys[7], id), tonumber(score)}

@@ -12,8 +12,8 @@ if not string.match(ARGV[3], '^[A-Z_]+|[^|]+|.+$') then
   return redis.error_reply('ERR schedule must be misfire|zone|expression')
 end
 -- The existing job: running or dead ones have an envelope, pending ones a member.
-local env = redis.call('HGET', KEYS[3], id)
-local dead = env and redis.call('ZSCORE', KEYS[4], id)
+local env = redis.call('HGET', shardKeys[3], id)
+local dead = env and redis.call('ZSCORE', shardKeys[4], id)
 local member, due, payload = nil, nil, nil
 if env then
   local envDue, _, _, envPayload = string.match(env, ENVELOPE)
@@ -26,16 +26,16 @@ else
   end
 end
 local exists = (env and not dead) or member
-if exists and payload == ARGV[2] and redis.call('HGET', KEYS[7], id) == ARGV[3] then
+if exists and payload == ARGV[2] and redis.call('HGET', shardKeys[7], id) == ARGV[3] then
   return {'KEPT', due}
 end
 if env then
   dropEnvelope(id, ARGV[5], ARGV[6])
 elseif member then
-  redis.call('ZREM', KEYS[1], member)
+  redis.call('ZREM', shardKeys[1], member)
 end
-redis.call('HDEL', KEYS[5], id)
-redis.call('HSET', KEYS[7], id, ARGV[3])
+redis.call('HDEL', shardKeys[5], id)
+redis.call('HSET', shardKeys[7], id, ARGV[3])
 local first = tonumber(ARGV[4])
 wakeIfEarliest(addPending(id, ARGV[2], first, first, 0), first, ARGV[5], ARGV[6])
 return {exists and 'REPLACED' or 'CREATED', first}

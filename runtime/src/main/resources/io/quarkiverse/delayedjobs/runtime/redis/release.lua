@@ -6,7 +6,7 @@
 local released = 0
 for i = 3, #ARGV, 2 do
   local id = ARGV[i]
-  local env = redis.call('HGET', KEYS[3], id)
+  local env = redis.call('HGET', shardKeys[3], id)
   if env then
     local due, attempts, token, payload = string.match(env, ENVELOPE)
     if token == ARGV[i + 1] then

@@ -10,7 +10,7 @@ local ids = {}
 for i = 2, #ARGV, 2 do
   ids[#ids + 1] = ARGV[i]
 end
-local envs = redis.call('HMGET', KEYS[3], unpack(ids))
+local envs = redis.call('HMGET', shardKeys[3], unpack(ids))
 local claims, lost = {}, {}
 for k, id in ipairs(ids) do
   local token = ARGV[2 * k + 1]
@@ -29,6 +29,6 @@ for claim in pairs(claims) do
   leases[#leases + 1] = claim
 end
 if #leases > 0 then
-  redis.call('ZADD', KEYS[2], 'XX', unpack(leases))
+  redis.call('ZADD', shardKeys[2], 'XX', unpack(leases))
 end
 return lost

@@ -3,12 +3,12 @@
 -- ARGV: 1 job id, 2 wake channel, 3 shard index
 -- Returns 1 when a dead letter was requeued, 0 when no dead letter had that id.
 local id = ARGV[1]
-if redis.call('ZREM', KEYS[4], id) == 0 then
+if redis.call('ZREM', shardKeys[4], id) == 0 then
   return 0
 end
 local now = serverNow()
-local env = redis.call('HGET', KEYS[3], id)
-redis.call('HDEL', KEYS[3], id)
-redis.call('HDEL', KEYS[5], id)
+local env = redis.call('HGET', shardKeys[3], id)
+redis.call('HDEL', shardKeys[3], id)
+redis.call('HDEL', shardKeys[5], id)
 wakeIfEarliest(addPending(id, select(4, string.match(env, ENVELOPE)), now, now, 0), now, ARGV[2], ARGV[3])
 return 1

@@ -15,7 +15,7 @@ if member then
   _, payload, _, attempts = unpackMember(member, runAt)
   removePending(id, member)
 else
-  local env = redis.call('HGET', KEYS[3], id)
+  local env = redis.call('HGET', shardKeys[3], id)
   if not env then
     return 0
   end

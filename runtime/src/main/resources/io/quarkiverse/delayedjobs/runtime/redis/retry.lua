@@ -9,7 +9,7 @@
 -- Returns {outcome, at}: outcome 0 when the token was stale, 1 when retried (at = new due time in ms),
 -- 2 when dead-lettered (at = now), 3 when the next occurrence was armed (at = its due time in ms).
 local id = ARGV[1]
-local env = redis.call('HGET', KEYS[3], id)
+local env = redis.call('HGET', shardKeys[3], id)
 if not env then
   return {0, 0}
 end
@@ -22,7 +22,7 @@ local gaveUp = ARGV[8] == 'dead' or tonumber(attempts) >= tonumber(ARGV[5])
 if ARGV[11] ~= '' and (gaveUp or now + tonumber(ARGV[3]) >= tonumber(ARGV[11])) then
   local nextDue = tonumber(ARGV[11])
   endRunning(id, token)
-  redis.call('HSET', KEYS[5], id, ARGV[4])
+  redis.call('HSET', shardKeys[5], id, ARGV[4])
   wakeIfEarliest(addPending(id, payload, nextDue, nextDue, 0), nextDue, ARGV[9], ARGV[10])
   return {3, nextDue}
 end
@@ -34,6 +34,6 @@ end
 local at = now + tonumber(ARGV[3])
 -- The job keeps its original due time: lateness and JobContext.dueAt() refer to it.
 endRunning(id, token)
-redis.call('HSET', KEYS[5], id, ARGV[4])
+redis.call('HSET', shardKeys[5], id, ARGV[4])
 wakeIfEarliest(addPending(id, payload, at, tonumber(due), tonumber(attempts)), at, ARGV[9], ARGV[10])
 return {1, at}

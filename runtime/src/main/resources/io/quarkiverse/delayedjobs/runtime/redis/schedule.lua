@@ -38,7 +38,7 @@ local headBefore = not single and earliestPending()
 local earliestAdded = nil
 -- Only running and dead jobs have envelopes, and this script never adds one: a call of several jobs looks for them
 -- only when there are some. A call of one job looks its id up at once, which costs what the check would.
-local hasEnvelopes = single or redis.call('EXISTS', KEYS[3]) == 1
+local hasEnvelopes = single or redis.call('EXISTS', shardKeys[3]) == 1
 local out = {}
 -- New members of 'due' go in one ZADD for the call: one command instead of one per job. Pending ones are written
 -- before anything reads 'due' (the same id twice in one call).
@@ -56,18 +56,18 @@ for i = 3, #ARGV, 6 do
   local result = 'CREATED'
   local bucket = buckets[i] or bucketOf(id)
   -- A running or dead job has an envelope; a dead letter never conflicts: scheduling the id again replaces it.
-  local env = hasEnvelopes and redis.call('HGET', KEYS[3], id)
+  local env = hasEnvelopes and redis.call('HGET', shardKeys[3], id)
   local member, runAt = nil, nil
   local oldDue = nil
   -- For a new id, HSETNX both finds that no pending job has it and writes its index entry.
   local indexed = not env and redis.call('HSETNX', indexKey(bucket), id, dueText) == 1
   if env then
-    if not redis.call('ZSCORE', KEYS[4], id) then
+    if not redis.call('ZSCORE', shardKeys[4], id) then
       oldDue = tonumber((string.match(env, ENVELOPE)))
     end
   elseif not indexed then
     if toAdd[1] then
-      redis.call('ZADD', KEYS[1], unpack(toAdd))
+      redis.call('ZADD', shardKeys[1], unpack(toAdd))
       toAdd = {}
     end
     member, runAt = findPending(id, bucket)
@@ -89,11 +89,11 @@ for i = 3, #ARGV, 6 do
     if env then
       dropEnvelope(id, ARGV[1], ARGV[2])
     elseif member then
-      redis.call('ZREM', KEYS[1], member)
+      redis.call('ZREM', shardKeys[1], member)
     end
     if env or member then
-      redis.call('HDEL', KEYS[5], id)
-      redis.call('HDEL', KEYS[7], id)
+      redis.call('HDEL', shardKeys[5], id)
+      redis.call('HDEL', shardKeys[7], id)
     end
     if single then
       wakeIfEarliest(addPending(id, ARGV[i + 1], due, due, 0, bucket, indexed), due, ARGV[1], ARGV[2])
@@ -111,7 +111,7 @@ for i = 3, #ARGV, 6 do
   out[#out + 1] = due
 end
 if toAdd[1] then
-  redis.call('ZADD', KEYS[1], unpack(toAdd))
+  redis.call('ZADD', shardKeys[1], unpack(toAdd))
 end
 -- One wake-up for the call, when the shard's earliest job is now earlier than before (removing jobs never makes it
 -- earlier, so only the added ones count).

@@ -3,6 +3,6 @@
 -- ARGV: none
 -- Returns {pending, running, dead, earliest pending due time in ms or -1, now in ms}.
 -- Running jobs are those with an envelope that are not dead letters.
-local dead = redis.call('ZCARD', KEYS[4])
-return {redis.call('ZCARD', KEYS[1]), redis.call('HLEN', KEYS[3]) - dead, dead, earliestPending() or -1,
+local dead = redis.call('ZCARD', shardKeys[4])
+return {redis.call('ZCARD', shardKeys[1]), redis.call('HLEN', shardKeys[3]) - dead, dead, earliestPending() or -1,
   (serverNow())}
