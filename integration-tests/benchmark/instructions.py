@@ -6,11 +6,12 @@ redis-server under valgrind's callgrind (slow: about 50 times), replays script c
 with the counters zeroed before and dumped after the measured calls, and prints instructions per job. Compare two
 versions of the scripts by running it on each checkout.
 
-  integration-tests/benchmark/instructions.py schedule [--jobs 20000] [--per-call 5]
+  integration-tests/benchmark/instructions.py schedule [--jobs 20000] [--per-call 5] [--together]
   integration-tests/benchmark/instructions.py drain [--jobs 5000] [--per-call 32] [--jobs-per-ms 1]
                                               [--shards-per-call 8]
 
-schedule: new jobs, each with its own id, due over 60 s, spread over 8 shards, --per-call jobs per schedule call.
+schedule: new jobs, each with its own id, due over 60 s, spread over 8 shards, --per-call jobs of a shard per schedule
+call; with --together, --per-call jobs of any shards per call (a part per shard), as a linger sends them to one server.
 drain: loads the jobs due in the past (unmeasured), --jobs-per-ms of them due at each millisecond (W2 has 1,000), then
 claims --per-call jobs of each shard at a time, each claim carrying the acknowledgements of the previous one of its
 shard, until all ran: the claims of --shards-per-call shards in one call (8, all of them, as the engine claims a round
@@ -96,22 +97,45 @@ def bucket_of(job_id):
     return hashlib.sha1(job_id.encode()).digest()[1]
 
 
-def schedule_calls(redis, jobs, per_call, due_of):
+def schedule_calls(redis, jobs, per_call, due_of, together=False):
+    """Schedule calls of per_call jobs of one shard each; together: of the next per_call jobs, whatever their shards,
+    each shard's in a part of its own, as the engine sends the jobs waiting for a linger to one Redis server."""
     sha = redis.call('SCRIPT', 'LOAD', script('schedule.lua')).decode()
     calls, waiting = [], {s: [] for s in range(SHARDS)}
+
+    def job_args(i):
+        return ['j-%d' % i, PAYLOAD, due_of(i), 'at', 'KEEP', bucket_of('j-%d' % i)]
 
     def flush(shard):
         args = keys(shard) + ['dj:{q}:wake', shard]
         for i in waiting[shard]:
-            args += ['j-%d' % i, PAYLOAD, due_of(i), 'at', 'KEEP', bucket_of('j-%d' % i)]
+            args += job_args(i)
         calls.append(Redis.encode('EVALSHA', sha, len(KEY_NAMES), *args))
         waiting[shard] = []
+
+    def flush_together():
+        shards = [s for s in range(SHARDS) if waiting[s]]
+        if len(shards) == 1:
+            flush(shards[0])
+            return
+        call_keys, args = [], ['dj:{q}:wake']
+        for shard in shards:
+            call_keys += keys(shard)
+            args += [shard, len(waiting[shard])]
+            for i in waiting[shard]:
+                args += job_args(i)
+            waiting[shard] = []
+        calls.append(Redis.encode('EVALSHA', sha, len(call_keys), *(call_keys + args)))
 
     for i in range(jobs):
         shard = shard_of('j-%d' % i)
         waiting[shard].append(i)
-        if len(waiting[shard]) == per_call:
+        if together and (i + 1) % per_call == 0:
+            flush_together()
+        elif not together and len(waiting[shard]) == per_call:
             flush(shard)
+    if together and any(waiting.values()):
+        flush_together()
     for shard in range(SHARDS):
         if waiting[shard]:
             flush(shard)
@@ -165,6 +189,7 @@ def main():
     parser.add_argument('--per-call', type=int)
     parser.add_argument('--jobs-per-ms', type=int, default=1)
     parser.add_argument('--shards-per-call', type=int, default=SHARDS)
+    parser.add_argument('--together', action='store_true')
     options = parser.parse_args()
     jobs = options.jobs or (20000 if options.replay == 'schedule' else 5000)
     per_call = options.per_call or (5 if options.replay == 'schedule' else 32)
@@ -198,7 +223,7 @@ def main():
 
         base = 1795527156511
         if options.replay == 'schedule':
-            calls = schedule_calls(redis, jobs, per_call, lambda i: base + 60000 * i // jobs)
+            calls = schedule_calls(redis, jobs, per_call, lambda i: base + 60000 * i // jobs, options.together)
             counted(lambda: redis.pipeline(calls))
         else:
             # Due in the past, so that every claim finds jobs.
@@ -218,7 +243,8 @@ def main():
         print('drain, %d jobs, %d per shard and claim, %d shards per call: %d instructions per job'
               % (jobs, per_call, options.shards_per_call, total // jobs))
     else:
-        print('schedule, %d jobs, %d per call: %d instructions per job' % (jobs, per_call, total // jobs))
+        print('schedule, %d jobs, %d per call%s: %d instructions per job'
+              % (jobs, per_call, ' (shards together)' if options.together else '', total // jobs))
 
 
 if __name__ == '__main__':

@@ -1,13 +1,17 @@
 package io.quarkiverse.delayedjobs.test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import jakarta.inject.Inject;
 
@@ -17,13 +21,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.quarkiverse.delayedjobs.DelayedScheduler;
 import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
 import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
+import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
+import io.quarkiverse.delayedjobs.runtime.redis.Script;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.QuarkusUnitTest;
+import io.vertx.redis.client.Response;
 
 /**
  * Concurrent schedule calls of a queue share script calls: at most four calls are under way at once, and the jobs
- * scheduled meanwhile wait and go together, one call per shard. The application has no handler, so that every script
- * call Redis counts is a schedule call.
+ * scheduled meanwhile wait and go together, those of several shards in one call on one Redis server. The application
+ * has no handler, so that every script call Redis counts is a schedule call.
  */
 public class ScheduleBatchingTest {
 
@@ -42,8 +50,11 @@ public class ScheduleBatchingTest {
     @Inject
     RedisDataSource redis;
 
+    @Inject
+    JobStore store;
+
     @Test
-    void concurrentJobsWaitForTheCallsUnderWayAndGoOneCallPerShard() throws Exception {
+    void concurrentJobsWaitForTheCallsUnderWayAndGoTogether() throws Exception {
         // The first call of a script may need its text sent after a NOSCRIPT: a second call the count would see.
         scheduler.schedule("batched", "warm-up", "p", Duration.ofMinutes(1));
         long before = RedisTestServer.scriptCalls(redis);
@@ -58,11 +69,45 @@ public class ScheduleBatchingTest {
             assertEquals(ScheduleResult.CREATED, result.get(10, TimeUnit.SECONDS));
         }
         // The first jobs of four shards went at once, one call each; every other job waited for a call to come back.
-        // Then each shard's waiting jobs went in one call: 4 + 8 calls. With a call under way per shard and no cap
-        // per queue, the first jobs of all 8 shards would have gone alone: 8 + 8.
-        assertEquals(12, RedisTestServer.scriptCalls(redis) - before);
+        // When the first came back, the waiting jobs of every shard with no call under way went in one call (one
+        // server holds all the shards), and those of each other shard of the first four as its call came back: 4 + 4
+        // calls. With a call per shard it would have been 4 + 8; with no cap per queue, 8 + 8.
+        assertEquals(8, RedisTestServer.scriptCalls(redis) - before);
         for (int i = 0; i < 64; i++) {
             assertTrue(scheduler.find("batched", "job-" + i).isPresent(), "job-" + i + " is missing");
         }
+    }
+
+    /** Stores a job in each of two shards with one schedule call, as the engine sends them to one server. */
+    Response scheduleTwoShards(QueueKeys keys, String first, String second, String secondDue, int secondCount)
+            throws Exception {
+        List<String> callKeys = new ArrayList<>(keys.shard(keys.shardOf(first)));
+        callKeys.addAll(keys.shard(keys.shardOf(second)));
+        List<Object> args = List.of(keys.wakeChannel(), keys.shardOf(first), 1, first, "p", 60000, "in", "KEEP", "",
+                keys.shardOf(second), secondCount, second, "p", secondDue, "in", "KEEP", "");
+        return store.run(Script.SCHEDULE, callKeys, args).toCompletionStage().toCompletableFuture().get(10,
+                TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aCallOfSeveralShardsIsCheckedWholeBeforeAnythingIsStored() throws Exception {
+        QueueKeys keys = store.queue("parts").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        String first = "part-0";
+        String second = IntStream.range(1, 100).mapToObj(i -> "part-" + i)
+                .filter(id -> keys.shardOf(id) != keys.shardOf(first)).findFirst().orElseThrow();
+        ExecutionException badDue = assertThrows(ExecutionException.class,
+                () -> scheduleTwoShards(keys, first, second, "soon", 1));
+        assertTrue(badDue.getMessage().contains("due must be a whole number of ms"), badDue.getMessage());
+        ExecutionException badCount = assertThrows(ExecutionException.class,
+                () -> scheduleTwoShards(keys, first, second, "60000", 2));
+        assertTrue(badCount.getMessage().contains("schedule of several shards takes the wake channel"),
+                badCount.getMessage());
+        assertFalse(scheduler.find("parts", first).isPresent(), "a job of a rejected call was stored");
+
+        Response stored = scheduleTwoShards(keys, first, second, "60000", 1);
+        assertEquals("CREATED", stored.get(0).toString());
+        assertEquals("CREATED", stored.get(2).toString());
+        assertTrue(scheduler.find("parts", first).isPresent());
+        assertTrue(scheduler.find("parts", second).isPresent());
     }
 }

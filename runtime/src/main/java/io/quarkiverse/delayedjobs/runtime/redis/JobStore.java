@@ -129,7 +129,7 @@ public class JobStore {
             OnConflict onConflict) {
         return queue(queue).compose(k -> {
             ScheduleBatches batches = scheduleBatches.computeIfAbsent(queue, q -> new ScheduleBatches(this, vertx, k,
-                    QueueSettings.of(config, q).scheduleLinger().toMillis()));
+                    QueueSettings.of(config, q).scheduleLinger().toMillis(), !cluster));
             return batches.add(k.shardOf(id), new ScheduleBatches.Job(id, payload, dueOrDelayMs, relative,
                     onConflict.name(), QueueKeys.bucketOf(id)));
         });

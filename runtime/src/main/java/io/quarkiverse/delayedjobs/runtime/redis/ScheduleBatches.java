@@ -16,10 +16,11 @@ import io.vertx.redis.client.Response;
  * Coalesces the schedule calls of one queue. Per shard, while a call is under way, the jobs scheduled meanwhile wait
  * and then go together in the next call, up to {@value #MAX_JOBS_PER_CALL} at a time; and at most
  * {@value #MAX_CALLS_UNDER_WAY} calls of the queue are under way at once, the shards taking turns in the order their
- * jobs became ready to go. Many concurrent producers thus pay the script call once per batch, and the batches grow
- * with the load. With a {@code schedule-linger}, a job due later than {@value #LINGER_FLOOR_MS} ms also waits up to
- * the linger for others, and then the waiting jobs of every shard go: a steady stream of jobs reaches Redis in a burst
- * of calls per linger instead of one call per job.
+ * jobs became ready to go. When one Redis server holds every shard, the jobs of all the shards ready to go share one
+ * call; on a cluster each shard's go in a call of their own. Many concurrent producers thus pay the script call once
+ * per batch, and the batches grow with the load. With a {@code schedule-linger}, a job due later than
+ * {@value #LINGER_FLOOR_MS} ms also waits up to the linger for others, and then the waiting jobs of every shard go: a
+ * steady stream of jobs reaches Redis in one call per linger (one per shard on a cluster) instead of one call per job.
  */
 final class ScheduleBatches {
 
@@ -59,6 +60,10 @@ final class ScheduleBatches {
     }
 
     private final Vertx vertx;
+    private final JobStore store;
+    private final QueueKeys keys;
+    /** Whether one call may carry the jobs of several shards: one server holds them all (not a cluster). */
+    private final boolean shardsTogether;
     private final Shard[] shards;
     /** Shards whose waiting jobs are to go, in the order they became so; none of them has a call under way. */
     private final Queue<Shard> ready = new ArrayDeque<>();
@@ -67,12 +72,15 @@ final class ScheduleBatches {
     private volatile long lingerMs;
     private boolean flushArmed;
 
-    ScheduleBatches(JobStore store, Vertx vertx, QueueKeys keys, long lingerMs) {
+    ScheduleBatches(JobStore store, Vertx vertx, QueueKeys keys, long lingerMs, boolean shardsTogether) {
         this.vertx = vertx;
+        this.store = store;
+        this.keys = keys;
         this.lingerMs = lingerMs;
+        this.shardsTogether = shardsTogether;
         this.shards = new Shard[keys.shards()];
         for (int s = 0; s < shards.length; s++) {
-            shards[s] = new Shard(store, keys, s);
+            shards[s] = new Shard(s);
         }
     }
 
@@ -139,56 +147,104 @@ final class ScheduleBatches {
         }
     }
 
-    /** The calls to make now: ready shards, while fewer than the most calls are under way. Lock held. */
+    /**
+     * The calls to make now, while fewer than the most calls are under way: the ready shards, all in one call when one
+     * server holds them, else one call each. Lock held.
+     */
     private List<Call> takeCalls() {
         List<Call> calls = null;
         while (callsUnderWay < MAX_CALLS_UNDER_WAY && !ready.isEmpty()) {
-            Shard shard = ready.poll();
-            shard.ready = false;
-            List<Job> batch = new ArrayList<>(Math.min(shard.waiting.size(), MAX_JOBS_PER_CALL));
-            while (!shard.waiting.isEmpty() && batch.size() < MAX_JOBS_PER_CALL) {
-                batch.add(shard.waiting.poll());
-            }
-            shard.underWay = true;
-            // Jobs beyond one call's share go right after it.
-            shard.sendWanted = !shard.waiting.isEmpty();
+            List<Part> parts = new ArrayList<>(shardsTogether ? ready.size() : 1);
+            do {
+                Shard shard = ready.poll();
+                shard.ready = false;
+                List<Job> batch = new ArrayList<>(Math.min(shard.waiting.size(), MAX_JOBS_PER_CALL));
+                while (!shard.waiting.isEmpty() && batch.size() < MAX_JOBS_PER_CALL) {
+                    batch.add(shard.waiting.poll());
+                }
+                shard.underWay = true;
+                // Jobs beyond one call's share go right after it.
+                shard.sendWanted = !shard.waiting.isEmpty();
+                parts.add(new Part(shard, batch));
+            } while (shardsTogether && !ready.isEmpty());
             callsUnderWay++;
             if (calls == null) {
                 calls = new ArrayList<>(2);
             }
-            calls.add(new Call(shard, batch));
+            calls.add(new Call(parts));
         }
         return calls;
     }
 
     private void send(List<Call> calls) {
         if (calls != null) {
-            calls.forEach(call -> call.shard().send(call.jobs()).onComplete(ar -> ended(call.shard())));
+            calls.forEach(call -> call.send(store, keys).onComplete(ar -> ended(call)));
         }
     }
 
-    private void ended(Shard shard) {
+    private void ended(Call call) {
         List<Call> calls;
         synchronized (this) {
-            shard.underWay = false;
             callsUnderWay--;
-            if (shard.sendWanted) {
-                wantSent(shard);
+            for (Part part : call.parts()) {
+                part.shard().underWay = false;
+                if (part.shard().sendWanted) {
+                    wantSent(part.shard());
+                }
             }
             calls = takeCalls();
         }
         send(calls);
     }
 
-    private record Call(Shard shard, List<Job> jobs) {
+    /** The jobs of one shard in a call. */
+    private record Part(Shard shard, List<Job> jobs) {
+    }
+
+    /** One script call: the jobs of one shard, or of several when one server holds them all. */
+    private record Call(List<Part> parts) {
+
+        /** Stores the jobs and completes each job's result. */
+        Future<Response> send(JobStore store, QueueKeys keys) {
+            List<String> callKeys = new ArrayList<>(9 * parts.size());
+            List<Object> args = new ArrayList<>();
+            List<Job> jobs = new ArrayList<>();
+            args.add(keys.wakeChannel());
+            for (Part part : parts) {
+                callKeys.addAll(keys.shard(part.shard().index));
+                args.add(part.shard().index);
+                // One shard's jobs follow its index; several shards' each follow their index and their number.
+                if (parts.size() > 1) {
+                    args.add(part.jobs().size());
+                }
+                for (Job job : part.jobs()) {
+                    args.add(job.id());
+                    args.add(job.payload());
+                    args.add(job.relative() ? job.delayLeftMs() : job.dueOrDelayMs());
+                    args.add(job.relative() ? "in" : "at");
+                    args.add(job.policy());
+                    args.add(job.bucket());
+                    jobs.add(job);
+                }
+            }
+            return store.run(Script.SCHEDULE, callKeys, args).onComplete(ar -> {
+                for (int i = 0; i < jobs.size(); i++) {
+                    if (ar.failed()) {
+                        jobs.get(i).result().fail(ar.cause());
+                    } else {
+                        Response r = ar.result();
+                        jobs.get(i).result().complete(new Scheduled(
+                                ScheduleResult.valueOf(r.get(2 * i).toString()), r.get(2 * i + 1).toLong()));
+                    }
+                }
+            });
+        }
     }
 
     /** The jobs of one shard; guarded by the lock of the {@link ScheduleBatches}. */
     private static final class Shard {
 
-        private final JobStore store;
-        private final QueueKeys keys;
-        private final int shard;
+        private final int index;
         private final Queue<Job> waiting = new ArrayDeque<>();
         private boolean underWay;
         /** Whether the waiting jobs are to go as soon as no call is under way (else they wait for a flush). */
@@ -196,36 +252,8 @@ final class ScheduleBatches {
         /** Whether the shard is in the queue of ready shards. */
         private boolean ready;
 
-        Shard(JobStore store, QueueKeys keys, int shard) {
-            this.store = store;
-            this.keys = keys;
-            this.shard = shard;
-        }
-
-        /** Stores the jobs in one script call and completes each job's result. */
-        Future<Response> send(List<Job> batch) {
-            List<Object> args = new ArrayList<>(2 + batch.size() * 6);
-            args.add(keys.wakeChannel());
-            args.add(shard);
-            for (Job job : batch) {
-                args.add(job.id());
-                args.add(job.payload());
-                args.add(job.relative() ? job.delayLeftMs() : job.dueOrDelayMs());
-                args.add(job.relative() ? "in" : "at");
-                args.add(job.policy());
-                args.add(job.bucket());
-            }
-            return store.run(Script.SCHEDULE, keys.shard(shard), args).onComplete(ar -> {
-                for (int i = 0; i < batch.size(); i++) {
-                    if (ar.failed()) {
-                        batch.get(i).result().fail(ar.cause());
-                    } else {
-                        Response r = ar.result();
-                        batch.get(i).result().complete(new Scheduled(ScheduleResult.valueOf(r.get(2 * i).toString()),
-                                r.get(2 * i + 1).toLong()));
-                    }
-                }
-            });
+        Shard(int index) {
+            this.index = index;
         }
     }
 }

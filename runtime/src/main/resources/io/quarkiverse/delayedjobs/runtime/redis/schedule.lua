@@ -1,121 +1,160 @@
--- Stores jobs of one shard, each applying its conflict policy when a pending or running job has the same id. One call
--- may carry many jobs, handled in order: a producer sending many at once pays the script call once.
--- KEYS: the nine keys of the shard (see common.lua)
--- ARGV: 1 wake channel, 2 shard index, then for each job six values: job id, payload (JSON text), due time in ms
---       since the epoch ('at') or delay in ms ('in'), 'at' | 'in' (a delay is measured from this server's clock),
---       KEEP | REPLACE | KEEP_EARLIER | KEEP_LATER, the id's bucket as the producer computed it ('' to compute it
---       here, at the cost of a sha1hex: the costliest step of storing a job)
+-- Stores jobs, each applying its conflict policy when a pending or running job has the same id. One call may carry
+-- many jobs, of one shard or, when one server holds them all, of several shards of a queue, handled in order: a
+-- producer sending many at once pays the script call once.
+-- KEYS: the nine keys of the shard (see common.lua); or the nine keys of each of several shards, shard after shard
+-- ARGV: with one shard: 1 wake channel, 2 shard index, then for each job six values: job id, payload (JSON text), due
+--       time in ms since the epoch ('at') or delay in ms ('in'), 'at' | 'in' (a delay is measured from this server's
+--       clock), KEEP | REPLACE | KEEP_EARLIER | KEEP_LATER, the id's bucket as the producer computed it ('' to compute
+--       it here, at the cost of a sha1hex: the costliest step of storing a job).
+--       With several shards: 1 wake channel, then for each shard, in the order of its keys: shard index, the number n
+--       of its jobs, then 6n values as above.
 -- Returns {result, due, result, due, ...}, one pair per job in order: result is CREATED, REPLACED or KEPT; due is the
 -- due time the stored job has (ms).
-if #ARGV < 8 or (#ARGV - 2) % 6 ~= 0 then
-  return redis.error_reply('ERR schedule takes the wake channel, the shard index, then six values per job')
+-- The shards' parts of ARGV, three values each: shard index, first value of the first job, last value of the last job.
+local parts = nil
+if #KEYS == 9 then
+  if #ARGV < 8 or (#ARGV - 2) % 6 ~= 0 then
+    return redis.error_reply('ERR schedule takes the wake channel, the shard index, then six values per job')
+  end
+  parts = {ARGV[2], 3, #ARGV}
+else
+  if #KEYS == 0 or #KEYS % 9 ~= 0 then
+    return redis.error_reply('ERR schedule takes nine keys per shard')
+  end
+  local BAD_PARTS = 'ERR schedule of several shards takes the wake channel, then for each shard its index, the '
+      .. 'number of its jobs and six values per job'
+  local at = 2
+  parts = {}
+  for _ = 1, #KEYS, 9 do
+    local n = tonumber(ARGV[at + 1])
+    if not n or n < 1 or n % 1 ~= 0 or at + 1 + 6 * n > #ARGV then
+      return redis.error_reply(BAD_PARTS)
+    end
+    local p = #parts
+    parts[p + 1], parts[p + 2], parts[p + 3] = ARGV[at], at + 2, at + 1 + 6 * n
+    at = at + 2 + 6 * n
+  end
+  if at ~= #ARGV + 1 then
+    return redis.error_reply(BAD_PARTS)
+  end
 end
 local buckets = {}
-for i = 3, #ARGV, 6 do
-  if #ARGV[i] == 0 or #ARGV[i] > 512 then
-    return redis.error_reply('ERR id must be 1 to 512 bytes')
-  end
-  if not string.match(ARGV[i + 2], '^%d+$') or (ARGV[i + 3] ~= 'at' and ARGV[i + 3] ~= 'in') then
-    return redis.error_reply('ERR due must be a whole number of ms, not negative, followed by at or in')
-  end
-  local policy = ARGV[i + 4]
-  if policy ~= 'KEEP' and policy ~= 'REPLACE' and policy ~= 'KEEP_EARLIER' and policy ~= 'KEEP_LATER' then
-    return redis.error_reply('ERR policy must be KEEP, REPLACE, KEEP_EARLIER or KEEP_LATER')
-  end
-  if ARGV[i + 5] ~= '' then
-    local bucket = tonumber(ARGV[i + 5])
-    if not bucket or bucket < 0 or bucket >= BUCKETS or bucket % 1 ~= 0 then
-      return redis.error_reply('ERR bucket must be empty or a whole number from 0 to 255')
+for p = 1, #parts, 3 do
+  for i = parts[p + 1], parts[p + 2], 6 do
+    if #ARGV[i] == 0 or #ARGV[i] > 512 then
+      return redis.error_reply('ERR id must be 1 to 512 bytes')
     end
-    buckets[i] = bucket
+    if not string.match(ARGV[i + 2], '^%d+$') or (ARGV[i + 3] ~= 'at' and ARGV[i + 3] ~= 'in') then
+      return redis.error_reply('ERR due must be a whole number of ms, not negative, followed by at or in')
+    end
+    local policy = ARGV[i + 4]
+    if policy ~= 'KEEP' and policy ~= 'REPLACE' and policy ~= 'KEEP_EARLIER' and policy ~= 'KEEP_LATER' then
+      return redis.error_reply('ERR policy must be KEEP, REPLACE, KEEP_EARLIER or KEEP_LATER')
+    end
+    if ARGV[i + 5] ~= '' then
+      local bucket = tonumber(ARGV[i + 5])
+      if not bucket or bucket < 0 or bucket >= BUCKETS or bucket % 1 ~= 0 then
+        return redis.error_reply('ERR bucket must be empty or a whole number from 0 to 255')
+      end
+      buckets[i] = bucket
+    end
   end
 end
 local now = nil
--- A call of one job wakes the workers when the job it adds is the shard's earliest; a call of several, when the
--- earliest it adds is earlier than the earliest before.
-local single = #ARGV == 8
-local headBefore = not single and earliestPending()
-local earliestAdded = nil
--- Only running and dead jobs have envelopes, and this script never adds one: a call of several jobs looks for them
--- only when there are some. A call of one job looks its id up at once, which costs what the check would.
-local hasEnvelopes = single or redis.call('EXISTS', shardKeys[3]) == 1
 local out = {}
--- New members of 'due' go in one ZADD for the call: one command instead of one per job. Pending ones are written
--- before anything reads 'due' (the same id twice in one call).
--- (No function for that: every call of the script would define it again.) A call of one job stores it with
--- addPending, as the other scripts do.
-local toAdd = {}
-for i = 3, #ARGV, 6 do
-  local id, policy = ARGV[i], ARGV[i + 4]
-  local due, dueText = tonumber(ARGV[i + 2]), ARGV[i + 2]
-  if ARGV[i + 3] == 'in' then
-    now = now or serverNow()
-    due = now + due
-    dueText = decimal(due)
+
+-- Stores the jobs of each shard in turn (a loop, not a function: defining one costs every call).
+for p = 1, #parts, 3 do
+  local shard, first, last = parts[p], parts[p + 1], parts[p + 2]
+  if p > 1 then
+    shardKeys = {unpack(KEYS, 3 * p - 2, 3 * p + 6)}
+    indexKeys = {}
   end
-  local result = 'CREATED'
-  local bucket = buckets[i] or bucketOf(id)
-  -- A running or dead job has an envelope; a dead letter never conflicts: scheduling the id again replaces it.
-  local env = hasEnvelopes and redis.call('HGET', shardKeys[3], id)
-  local member, runAt = nil, nil
-  local oldDue = nil
-  -- For a new id, HSETNX both finds that no pending job has it and writes its index entry.
-  local indexed = not env and redis.call('HSETNX', indexKey(bucket), id, dueText) == 1
-  if env then
-    if not redis.call('ZSCORE', shardKeys[4], id) then
-      oldDue = tonumber((string.match(env, ENVELOPE)))
+  -- A call of one job wakes the workers when the job it adds is the shard's earliest; a call of several, when the
+  -- earliest it adds is earlier than the earliest before.
+  local single = last == first + 5
+  local headBefore = not single and earliestPending()
+  local earliestAdded = nil
+  -- Only running and dead jobs have envelopes, and this script never adds one: a call of several jobs looks for them
+  -- only when there are some. A call of one job looks its id up at once, which costs what the check would.
+  local hasEnvelopes = single or redis.call('EXISTS', shardKeys[3]) == 1
+  -- New members of 'due' go in one ZADD for the call: one command instead of one per job. Pending ones are written
+  -- before anything reads 'due' (the same id twice in one call).
+  -- (No function for that: every call of the script would define it again.) A call of one job stores it with
+  -- addPending, as the other scripts do.
+  local toAdd = {}
+  for i = first, last, 6 do
+    local id, policy = ARGV[i], ARGV[i + 4]
+    local due, dueText = tonumber(ARGV[i + 2]), ARGV[i + 2]
+    if ARGV[i + 3] == 'in' then
+      now = now or serverNow()
+      due = now + due
+      dueText = decimal(due)
     end
-  elseif not indexed then
-    if toAdd[1] then
-      redis.call('ZADD', shardKeys[1], unpack(toAdd))
-      toAdd = {}
-    end
-    member, runAt = findPending(id, bucket)
-    if member then
-      local _, _, d = unpackMember(member, runAt)
-      oldDue = d
-    end
-  end
-  if oldDue then
-    if policy == 'KEEP' or (policy == 'KEEP_EARLIER' and oldDue <= due)
-        or (policy == 'KEEP_LATER' and oldDue >= due) then
-      result = 'KEPT'
-      due = oldDue
-    else
-      result = 'REPLACED'
-    end
-  end
-  if result ~= 'KEPT' then
+    local result = 'CREATED'
+    local bucket = buckets[i] or bucketOf(id)
+    -- A running or dead job has an envelope; a dead letter never conflicts: scheduling the id again replaces it.
+    local env = hasEnvelopes and redis.call('HGET', shardKeys[3], id)
+    local member, runAt = nil, nil
+    local oldDue = nil
+    -- For a new id, HSETNX both finds that no pending job has it and writes its index entry.
+    local indexed = not env and redis.call('HSETNX', indexKey(bucket), id, dueText) == 1
     if env then
-      dropEnvelope(id, ARGV[1], ARGV[2])
-    elseif member then
-      redis.call('ZREM', shardKeys[1], member)
-    end
-    if env or member then
-      redis.call('HDEL', shardKeys[5], id)
-      redis.call('HDEL', shardKeys[7], id)
-    end
-    if single then
-      wakeIfEarliest(addPending(id, ARGV[i + 1], due, due, 0, bucket, indexed), due, ARGV[1], ARGV[2])
-    else
-      local n = #toAdd
-      toAdd[n + 1] = scoreText(due, bucket)
-      toAdd[n + 2] = packMember(id, ARGV[i + 1], due, due, 0)
-      if not indexed then
-        redis.call('HSET', indexKey(bucket), id, decimal(due))
+      if not redis.call('ZSCORE', shardKeys[4], id) then
+        oldDue = tonumber((string.match(env, ENVELOPE)))
       end
-      earliestAdded = math.min(earliestAdded or due, due)
+    elseif not indexed then
+      if toAdd[1] then
+        redis.call('ZADD', shardKeys[1], unpack(toAdd))
+        toAdd = {}
+      end
+      member, runAt = findPending(id, bucket)
+      if member then
+        local _, _, d = unpackMember(member, runAt)
+        oldDue = d
+      end
     end
+    if oldDue then
+      if policy == 'KEEP' or (policy == 'KEEP_EARLIER' and oldDue <= due)
+          or (policy == 'KEEP_LATER' and oldDue >= due) then
+        result = 'KEPT'
+        due = oldDue
+      else
+        result = 'REPLACED'
+      end
+    end
+    if result ~= 'KEPT' then
+      if env then
+        dropEnvelope(id, ARGV[1], shard)
+      elseif member then
+        redis.call('ZREM', shardKeys[1], member)
+      end
+      if env or member then
+        redis.call('HDEL', shardKeys[5], id)
+        redis.call('HDEL', shardKeys[7], id)
+      end
+      if single then
+        wakeIfEarliest(addPending(id, ARGV[i + 1], due, due, 0, bucket, indexed), due, ARGV[1], shard)
+      else
+        local n = #toAdd
+        toAdd[n + 1] = scoreText(due, bucket)
+        toAdd[n + 2] = packMember(id, ARGV[i + 1], due, due, 0)
+        if not indexed then
+          redis.call('HSET', indexKey(bucket), id, decimal(due))
+        end
+        earliestAdded = math.min(earliestAdded or due, due)
+      end
+    end
+    out[#out + 1] = result
+    out[#out + 1] = due
   end
-  out[#out + 1] = result
-  out[#out + 1] = due
-end
-if toAdd[1] then
-  redis.call('ZADD', shardKeys[1], unpack(toAdd))
-end
--- One wake-up for the call, when the shard's earliest job is now earlier than before (removing jobs never makes it
--- earlier, so only the added ones count).
-if earliestAdded and (not headBefore or earliestAdded < headBefore) then
-  redis.call('PUBLISH', ARGV[1], ARGV[2] .. ':' .. decimal(earliestAdded))
+  if toAdd[1] then
+    redis.call('ZADD', shardKeys[1], unpack(toAdd))
+  end
+  -- One wake-up for the call, when the shard's earliest job is now earlier than before (removing jobs never makes it
+  -- earlier, so only the added ones count).
+  if earliestAdded and (not headBefore or earliestAdded < headBefore) then
+    redis.call('PUBLISH', ARGV[1], shard .. ':' .. decimal(earliestAdded))
+  end
 end
 return out
