@@ -176,6 +176,18 @@ def drain(redis, jobs, per_call, shards_per_call):
     return ran
 
 
+def connect(port, tries, pause):
+    """A client of the redis-server starting on port, once it answers PING; None if it did not in time."""
+    for _ in range(tries):
+        try:
+            redis = Redis(port)
+            redis.call('PING')
+            return redis
+        except OSError:
+            time.sleep(pause)
+    return None
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(('127.0.0.1', 0))
@@ -204,15 +216,7 @@ def main():
                                '--appendonly', 'no', '--dir', work],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        redis = None
-        for _ in range(300):
-            try:
-                redis = Redis(port)
-                redis.call('PING')
-                break
-            except OSError:
-                redis = None
-                time.sleep(0.1)
+        redis = connect(port, 300, 0.1)
         if redis is None:
             sys.exit('redis-server under valgrind did not start on port %d' % port)
 

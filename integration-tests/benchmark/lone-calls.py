@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 
-from instructions import KEY_NAMES, PAYLOAD, Redis, bucket_of, free_port, keys, script, shard_of
+from instructions import KEY_NAMES, PAYLOAD, Redis, bucket_of, connect, free_port, keys, script, shard_of
 
 
 def cpu_seconds(redis):
@@ -54,15 +54,7 @@ def main():
     server = subprocess.Popen(['redis-server', '--port', str(port), '--bind', '127.0.0.1', '--save', '',
                                '--appendonly', 'no'], stdout=subprocess.DEVNULL)
     try:
-        redis = None
-        for _ in range(100):
-            try:
-                redis = Redis(port)
-                redis.call('PING')
-                break
-            except OSError:
-                redis = None
-                time.sleep(0.05)
+        redis = connect(port, 100, 0.05)
         if redis is None:
             sys.exit('redis-server did not start on port %d' % port)
         nothing = redis.call('SCRIPT', 'LOAD', 'return 1').decode()
