@@ -7,11 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import jakarta.inject.Inject;
 
@@ -21,6 +24,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.quarkiverse.delayedjobs.Delayed;
 import io.quarkiverse.delayedjobs.DelayedScheduler;
 import io.quarkiverse.delayedjobs.JobContext;
+import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
+import io.quarkiverse.delayedjobs.ScheduleResult;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore.ClaimBatch;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore.ClockReading;
@@ -28,8 +33,8 @@ import io.quarkus.test.QuarkusUnitTest;
 
 /**
  * The engine on a real Redis Cluster of three masters: the shards of a queue land on different nodes, each script call
- * goes to the node of its shard (loading the script there on {@code NOSCRIPT}), and jobs claimed ahead start at their
- * due time, each timed by its own node's clock.
+ * goes to the node of its shard (loading the script there on {@code NOSCRIPT}), schedule calls and claim rounds carry
+ * one shard each, and jobs claimed ahead start at their due time, each timed by its own node's clock.
  */
 public class RedisClusterTest {
 
@@ -59,13 +64,23 @@ public class RedisClusterTest {
     DelayedScheduler scheduler;
 
     @Inject
+    ReactiveDelayedScheduler reactive;
+
+    @Inject
     JobStore store;
 
     @Test
-    void jobsOfEveryShardRunOnceAtTheirDueTimeAndACancelledOneDoesNot() {
+    void jobsOfEveryShardRunOnceAtTheirDueTimeAndACancelledOneDoesNot() throws Exception {
         Instant first = Instant.now().plusMillis(500);
+        // All at once: the jobs that wait for the calls under way go out shard by shard, each to its own node (on one
+        // server they would share a call).
+        List<CompletableFuture<ScheduleResult>> scheduled = new ArrayList<>();
         for (int i = 0; i < JOBS; i++) {
-            scheduler.schedule("ticks", "tick-" + i, "tick", first.plusMillis(20L * i));
+            scheduled.add(reactive.schedule("ticks", "tick-" + i, "tick", first.plusMillis(20L * i))
+                    .subscribeAsCompletionStage());
+        }
+        for (CompletableFuture<ScheduleResult> result : scheduled) {
+            assertEquals(ScheduleResult.CREATED, result.get(10, TimeUnit.SECONDS));
         }
         scheduler.schedule("ticks", "cancelled", "x", first.plusMillis(300));
         assertTrue(scheduler.cancel("ticks", "cancelled"));
