@@ -149,11 +149,10 @@ public interface DelayedJobsRuntimeConfig {
         /**
          * How long a scheduled job may wait in this instance for others to share its call to Redis. The jobs scheduled
          * to the queue within this time go together (one script call; one per shard on a Redis Cluster), which costs
-         * Redis a fraction of one
-         * call per job when a producer schedules a steady stream; each {@code schedule} completes up to this much later.
-         * A job due within 1s of its {@code schedule} call never waits, and takes the jobs waiting for its shard with
-         * it. A delay counts from the {@code schedule} call all the same. Cancel, reschedule, recurring and requeue never
-         * wait. {@code 0} (the default) sends every job at once. At most 100ms.
+         * Redis a fraction of one call per job when a producer schedules a steady stream; each {@code schedule}
+         * completes up to this much later. A job due within 1s of its {@code schedule} call never waits, and takes the
+         * jobs waiting for its shard with it. A delay counts from the {@code schedule} call all the same. Cancel,
+         * reschedule, recurring and requeue never wait. {@code 0} (the default) sends every job at once. At most 100ms.
          */
         @WithDefault("0")
         Duration scheduleLinger();

@@ -38,10 +38,10 @@ public class JobStore {
     private final ConcurrentMap<String, ScheduleBatches> scheduleBatches = new ConcurrentHashMap<>();
     private final Vertx vertx;
     /**
-     * The clock reading of the claim answered last, when one Redis server holds every shard (not a cluster); null
-     * otherwise. See {@link #redisClockAtLeast(ClaimBatch)}.
+     * The clock reading of the claim answered last; used only when one Redis server holds every shard (not a
+     * cluster). See {@link #redisClockAtLeast(ClaimBatch)}.
      */
-    private final AtomicReference<ClockReading> lastClaimClock;
+    private final AtomicReference<ClockReading> lastClaimClock = new AtomicReference<>();
     /** Whether the shards live on several servers, whose clocks differ and which no one script call reaches. */
     private final boolean cluster;
 
@@ -57,7 +57,6 @@ public class JobStore {
         this.connection = new SharedConnection(redis);
         this.config = config;
         this.cluster = cluster;
-        this.lastClaimClock = cluster ? null : new AtomicReference<>();
     }
 
     public Redis redis() {
@@ -294,7 +293,7 @@ public class JobStore {
      */
     public long redisClockAtLeast(ClaimBatch batch) {
         long own = batch.clock().atLeastMicros();
-        ClockReading last = lastClaimClock == null ? null : lastClaimClock.get();
+        ClockReading last = cluster ? null : lastClaimClock.get();
         return last == null ? own : Math.max(own, last.atLeastMicros());
     }
 
@@ -317,7 +316,7 @@ public class JobStore {
      * live on different nodes, in one call per shard. Returns each request's batch, in the order of the requests.
      */
     public List<Future<ClaimBatch>> claim(QueueKeys k, QueueSettings settings, List<ClaimRequest> requests) {
-        if (cluster || requests.size() == 1) {
+        if (cluster) {
             return requests.stream().map(request -> claimCall(k, settings, List.of(request)).map(l -> l.get(0)))
                     .toList();
         }
@@ -343,9 +342,7 @@ public class JobStore {
         }
         return run(Script.CLAIM, keys, args).map(r -> {
             ClockReading clock = new ClockReading(r.get(0).toLong(), System.nanoTime());
-            if (!cluster) {
-                lastClaimClock.set(clock);
-            }
+            lastClaimClock.set(clock);
             List<ClaimBatch> batches = new ArrayList<>(requests.size());
             int i = 1;
             for (int request = 0; request < requests.size(); request++) {

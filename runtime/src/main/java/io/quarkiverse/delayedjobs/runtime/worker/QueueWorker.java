@@ -358,8 +358,7 @@ final class QueueWorker {
      * {@value #MAX_HELD_BATCHES}.
      */
     private int holdLimit() {
-        double perClaimAhead = Double.isNaN(handlerMs) ? 0
-                : settings.concurrency() * settings.claimAhead().toMillis() / Math.max(handlerMs, 0.001);
+        double perClaimAhead = handledWithin(settings.claimAhead().toMillis());
         int batch = settings.batchSize();
         return (int) Math.max(MIN_HELD_BATCHES * batch, Math.min(MAX_HELD_BATCHES * batch, perClaimAhead));
     }
@@ -369,11 +368,12 @@ final class QueueWorker {
      * through while the next is claimed); none while that is unknown.
      */
     private int claimAhead() {
-        if (Double.isNaN(handlerMs)) {
-            return 0;
-        }
-        double perRoundTrip = settings.concurrency() * claimRoundTripMs / Math.max(handlerMs, 0.001);
-        return (int) Math.min(AHEAD_BATCHES * settings.batchSize(), perRoundTrip);
+        return (int) Math.min(AHEAD_BATCHES * settings.batchSize(), handledWithin(claimRoundTripMs));
+    }
+
+    /** The jobs the handlers get through within {@code ms}, by their average time so far; 0 while that is unknown. */
+    private double handledWithin(double ms) {
+        return Double.isNaN(handlerMs) ? 0 : settings.concurrency() * ms / Math.max(handlerMs, 0.001);
     }
 
     /**

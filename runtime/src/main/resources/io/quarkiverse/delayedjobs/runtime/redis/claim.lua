@@ -81,8 +81,7 @@ end
 local at = 6
 for first = 1, #KEYS, 9 do
   if first > 1 then
-    shardKeys = {unpack(KEYS, first, first + 8)}
-    indexKeys = {}
+    useShard(first)
   end
   local shard = ARGV[at]
   local limit = tonumber(ARGV[at + 1])

@@ -74,6 +74,13 @@ local function indexKey(bucket)
   return key
 end
 
+-- Makes the functions of this file work on the shard whose nine keys start at KEYS[first], in a call of several
+-- shards: its keys, and index-key names made from them.
+local function useShard(first)
+  shardKeys = {unpack(KEYS, first, first + 8)}
+  indexKeys = {}
+end
+
 -- The score of a job that runs at 'runAt', in decimal.
 local function scoreText(runAt, bucket)
   if runAt >= BUCKET_LIMIT then
