@@ -6,12 +6,14 @@ redis-server under valgrind's callgrind (slow: about 50 times), replays script c
 with the counters zeroed before and dumped after the measured calls, and prints instructions per job. Compare two
 versions of the scripts by running it on each checkout.
 
-  integration-tests/benchmark/instructions.py schedule [--jobs 20000] [--per-call 5] [--together]
+  integration-tests/benchmark/instructions.py schedule [--jobs 20000] [--per-call 5] [--together] [--running]
   integration-tests/benchmark/instructions.py drain [--jobs 5000] [--per-call 32] [--jobs-per-ms 1]
                                               [--shards-per-call 8]
 
 schedule: new jobs, each with its own id, due over 60 s, spread over 8 shards, --per-call jobs of a shard per schedule
-call; with --together, --per-call jobs of any shards per call (a part per shard), as a linger sends them to one server.
+call; with --together, --per-call jobs of any shards per call (a part per shard), as a linger sends them to one server;
+with --running, each shard has a running job, as in W3 (whose workers hold the jobs claimed ahead), so that the
+script looks the ids up among the running jobs too.
 drain: loads the jobs due in the past (unmeasured), --jobs-per-ms of them due at each millisecond (W2 has 1,000), then
 claims --per-call jobs of each shard at a time, each claim carrying the acknowledgements of the previous one of its
 shard, until all ran: the claims of --shards-per-call shards in one call (8, all of them, as the engine claims a round
@@ -202,6 +204,9 @@ def main():
     parser.add_argument('--jobs-per-ms', type=int, default=1)
     parser.add_argument('--shards-per-call', type=int, default=SHARDS)
     parser.add_argument('--together', action='store_true')
+    parser.add_argument('--running', action='store_true')
+    parser.add_argument('--keep', metavar='FILE', help='copy the callgrind dump of the measured calls there, for '
+                        'callgrind_annotate')
     options = parser.parse_args()
     jobs = options.jobs or (20000 if options.replay == 'schedule' else 5000)
     per_call = options.per_call or (5 if options.replay == 'schedule' else 32)
@@ -227,6 +232,9 @@ def main():
 
         base = 1795527156511
         if options.replay == 'schedule':
+            if options.running:
+                for shard in range(SHARDS):
+                    redis.call('HSET', keys(shard)[2], 'running-%d' % shard, '1000|1|1.1|' + PAYLOAD)
             calls = schedule_calls(redis, jobs, per_call, lambda i: base + 60000 * i // jobs, options.together)
             counted(lambda: redis.pipeline(calls))
         else:
@@ -242,13 +250,16 @@ def main():
     dumps = [f for f in os.listdir(work) if f.startswith('callgrind.') and f.endswith('.1')]
     with open(os.path.join(work, dumps[0])) as dump:
         total = next(int(line.split()[1]) for line in dump if line.startswith('summary:'))
+    if options.keep:
+        shutil.copyfile(os.path.join(work, dumps[0]), options.keep)
     shutil.rmtree(work, ignore_errors=True)
     if options.replay == 'drain':
         print('drain, %d jobs, %d per shard and claim, %d shards per call: %d instructions per job'
               % (jobs, per_call, options.shards_per_call, total // jobs))
     else:
-        print('schedule, %d jobs, %d per call%s: %d instructions per job'
-              % (jobs, per_call, ' (shards together)' if options.together else '', total // jobs))
+        print('schedule, %d jobs, %d per call%s%s: %d instructions per job'
+              % (jobs, per_call, ' (shards together)' if options.together else '',
+                 ', a running job in each shard' if options.running else '', total // jobs))
 
 
 if __name__ == '__main__':

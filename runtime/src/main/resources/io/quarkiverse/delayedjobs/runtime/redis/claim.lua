@@ -171,7 +171,7 @@ for first = 1, #KEYS, 9 do
     -- time is made once for a run of them.
     local lastTime, lastText = nil, nil
     for i = 1, #due, 2 do
-      local score = tonumber(due[i + 1])
+      local score = due[i + 1] + 0
       local time = timeOfScore(score)
       local id, payload, d, attempt = unpackMember(due[i], time)
       if time <= now then

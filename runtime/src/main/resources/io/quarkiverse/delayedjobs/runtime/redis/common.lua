@@ -30,12 +30,25 @@ local ENVELOPE_DUE_TOKEN = '^(%d+)|%d+|([^|]*)|'
 local BUCKET_LIMIT = 35184372088832
 local ID_SEPARATOR = '\255'
 
--- The text of a whole number. Lua's own conversion prints a float; string.format('%d') is exact but costs about as
--- much as a redis.call, so the single digits (attempts, most counters) come from a table. Arguments of redis.call
--- are given as text too ('0', not 0): Redis prints a Lua number with the same slow floating-point routine.
+-- The text of a whole number. Lua's own conversion prints a float; string.format('%d') is exact but costly, so the
+-- numbers below 1000 (attempts, counters, index buckets, claim positions) are put together from digits. Arguments of
+-- redis.call are given as text too ('0', not 0): Redis prints a Lua number with the same slow floating-point routine.
+-- The other way, text known to hold digits becomes a number by arithmetic (text + 0): tonumber() reads it twice.
 local DIGITS = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9'}
 local function decimal(n)
-  return DIGITS[n + 1] or string.format('%d', n)
+  if n < 10 then
+    return DIGITS[n + 1] or string.format('%d', n) -- negative
+  end
+  if n < 1000 then
+    local ones = n % 10
+    local rest = (n - ones) / 10
+    if rest < 10 then
+      return DIGITS[rest + 1] .. DIGITS[ones + 1]
+    end
+    local tens = rest % 10
+    return DIGITS[(rest - tens) / 10 + 1] .. DIGITS[tens + 1] .. DIGITS[ones + 1]
+  end
+  return string.format('%d', n)
 end
 
 -- This server's time in ms, and the µs past that ms. Two values: as the last argument of a call or the last element

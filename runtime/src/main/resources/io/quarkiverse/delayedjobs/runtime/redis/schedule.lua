@@ -84,7 +84,7 @@ for p = 1, #parts, 3 do
   local toAdd = {}
   for i = first, last, 6 do
     local id, policy = ARGV[i], ARGV[i + 4]
-    local due, dueText = tonumber(ARGV[i + 2]), ARGV[i + 2]
+    local due, dueText = ARGV[i + 2] + 0, ARGV[i + 2]
     if ARGV[i + 3] == 'in' then
       now = now or serverNow()
       due = now + due
