@@ -37,9 +37,9 @@ local ID_SEPARATOR = '\255'
 local DIGITS = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9'}
 local function decimal(n)
   if n < 10 then
-    return DIGITS[n + 1] or string.format('%d', n) -- negative
+    return DIGITS[n + 1] or string.format('%d', n) -- negative, or a fraction
   end
-  if n < 1000 then
+  if n < 1000 and n % 1 == 0 then
     local ones = n % 10
     local rest = (n - ones) / 10
     if rest < 10 then
