@@ -33,7 +33,8 @@ local ID_SEPARATOR = '\255'
 -- The text of a whole number. Lua's own conversion prints a float; string.format('%d') is exact but costly, so the
 -- numbers below 1000 (attempts, counters, index buckets, claim positions) are put together from digits. Arguments of
 -- redis.call are given as text too ('0', not 0): Redis prints a Lua number with the same slow floating-point routine.
--- The other way, text known to hold digits becomes a number by arithmetic (text + 0): tonumber() reads it twice.
+-- The other way, on the paths taken once per job, text known to hold digits becomes a number by arithmetic
+-- (text + 0): tonumber() reads it twice.
 local DIGITS = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9'}
 local function decimal(n)
   if n < 10 then

@@ -67,7 +67,7 @@ local out = {}
 for p = 1, #parts, 3 do
   local shard, first, last = parts[p], parts[p + 1], parts[p + 2]
   if p > 1 then
-    useShard(3 * p - 2)
+    useShard(3 * p - 2) -- the part's nine keys: part (p + 2) / 3 of KEYS
   end
   -- A call of one job wakes the workers when the job it adds is the shard's earliest; a call of several, when the
   -- earliest it adds is earlier than the earliest before.
