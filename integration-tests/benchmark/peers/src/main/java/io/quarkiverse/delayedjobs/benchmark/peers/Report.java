@@ -654,7 +654,9 @@ public final class Report {
         adoc.append("image::benchmark-scale.png[Claim rate against pending jobs]\n\n");
         adoc.append("== Targets\n\n");
         adoc.append(asciidocTable("2,3,4,1", List.of("Workload", "Target", "Measured (median)", "Status"), targets()));
-        adoc.append("\n").append(FINDINGS_NOTE).append("\n");
+        adoc.append("\n").append(FINDINGS_NOTE).append(" Why W3's Redis CPU stays above its target by default, and"
+                + " what the opt-in `schedule-linger` of W3L trades for it: xref:concepts.adoc#schedule-linger[Lingering"
+                + " producers].\n");
         adoc.append("\n== Spread over the runs\n\nEach run's value (run 1 / run 2 / ...) of the figures that move most"
                 + " with the load of the machine; compare with the load table below. A dash marks a run that left no"
                 + " result (its log in the results folder says why).\n\n");
