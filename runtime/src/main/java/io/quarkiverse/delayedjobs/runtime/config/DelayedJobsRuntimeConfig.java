@@ -123,8 +123,8 @@ public interface DelayedJobsRuntimeConfig {
         Duration lease();
 
         /**
-         * The most jobs claimed by one script call. An instance whose handlers finish quickly claims up to twice this
-         * many ahead of its free handlers.
+         * The most jobs claimed by one script call, at most 1000. An instance whose handlers finish quickly claims up
+         * to twice this many ahead of its free handlers.
          */
         @WithDefault("32")
         int batchSize();

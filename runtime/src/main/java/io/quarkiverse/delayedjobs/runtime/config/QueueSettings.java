@@ -2,6 +2,8 @@ package io.quarkiverse.delayedjobs.runtime.config;
 
 import java.time.Duration;
 
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
+
 /**
  * The effective settings of one queue: its overrides laid over the defaults, checked once.
  */
@@ -40,6 +42,10 @@ public record QueueSettings(int shards, Duration lease, int batchSize, int concu
             throw new IllegalArgumentException(
                     where + "batch-size, concurrency and max-attempts must be at least 1, were " + batchSize + ", "
                             + concurrency + ", " + maxAttempts);
+        }
+        if (batchSize > JobStore.MOST_PER_SHARD) {
+            throw new IllegalArgumentException(
+                    where + "batch-size must be at most " + JobStore.MOST_PER_SHARD + ", was " + batchSize);
         }
         if (claimAhead.isNegative() || claimAhead.compareTo(MAX_CLAIM_AHEAD) > 0) {
             throw new IllegalArgumentException(

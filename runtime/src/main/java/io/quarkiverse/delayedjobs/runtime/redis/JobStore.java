@@ -31,6 +31,12 @@ import io.vertx.redis.client.Response;
  */
 public class JobStore {
 
+    /**
+     * The most jobs, acknowledgements or leases one script call carries for a shard ({@code MOST_PER_SHARD} in
+     * {@code common.lua}, which refuses more before it writes anything).
+     */
+    public static final int MOST_PER_SHARD = 1000;
+
     private final Redis redis;
     private final SharedConnection connection;
     private final DelayedJobsRuntimeConfig config;

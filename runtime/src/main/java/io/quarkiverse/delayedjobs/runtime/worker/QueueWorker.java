@@ -391,12 +391,17 @@ final class QueueWorker {
         return Double.isNaN(average) ? sample : average + (sample - average) / 16;
     }
 
-    /** Adds a claim from {@code shard} to the round that {@link #pump()} sends. */
+    /**
+     * Adds a claim from {@code shard} to the round that {@link #pump()} sends. The jobs it may take ahead are cut to
+     * what one call may carry for a shard, with {@code limit} ({@link JobStore#MOST_PER_SHARD}; {@code limit} is at
+     * most {@code batch-size}, which is no more).
+     */
     private void claim(int shard, int limit, long aheadMs, int aheadLimit) {
         claiming[shard] = true;
         claimsUnderWay++;
         reserved += limit;
-        round.add(new ClaimRequest(shard, limit, aheadMs, aheadLimit, takeAcks(shard)));
+        round.add(new ClaimRequest(shard, limit, aheadMs, Math.min(aheadLimit, JobStore.MOST_PER_SHARD - limit),
+                takeAcks(shard)));
     }
 
     private void claimAnswered(ClaimRequest request, long sentAt, long sentNanos, AsyncResult<ClaimBatch> ar) {
@@ -624,7 +629,12 @@ final class QueueWorker {
     }
 
     private void ack(int shard, Ack ack) {
-        acksToSend.computeIfAbsent(shard, s -> new ArrayList<>()).add(ack);
+        List<Ack> acks = acksToSend.computeIfAbsent(shard, s -> new ArrayList<>());
+        acks.add(ack);
+        if (acks.size() >= JobStore.MOST_PER_SHARD) {
+            sendAcks(shard); // as many as one call may carry: they wait no longer
+            return;
+        }
         if (ackTimers[shard] < 0) {
             ackTimers[shard] = vertx.setTimer(ackWaitMs(shard), id -> {
                 ackTimers[shard] = -1;
@@ -698,24 +708,32 @@ final class QueueWorker {
         for (Delivery d : running.values()) {
             byShard.computeIfAbsent(d.shard(), s -> new ArrayList<>()).add(d);
         }
-        byShard.forEach((shard, deliveries) -> {
-            List<String[]> claims = new ArrayList<>(deliveries.size());
-            for (Delivery d : deliveries) {
-                claims.add(new String[] { d.job().id(), d.token() });
+        byShard.forEach((shard, all) -> {
+            // In calls of at most what one may carry for a shard.
+            for (int from = 0; from < all.size(); from += JobStore.MOST_PER_SHARD) {
+                renew(shard, all.subList(from, Math.min(all.size(), from + JobStore.MOST_PER_SHARD)));
             }
-            store.renew(keys, shard, claims, settings.lease()).onComplete(ar -> {
-                if (ar.failed()) {
-                    LOG.warnf(ar.cause(), "Could not renew the leases of queue %s", keys.queue());
-                    return;
-                }
-                for (String token : ar.result()) {
-                    for (Delivery d : deliveries) {
-                        if (d.token().equals(token)) {
-                            d.loseLease();
-                        }
+        });
+    }
+
+    /** Renews the leases of one shard's deliveries, and marks those whose claim is lost. */
+    private void renew(int shard, List<Delivery> deliveries) {
+        List<String[]> claims = new ArrayList<>(deliveries.size());
+        for (Delivery d : deliveries) {
+            claims.add(new String[] { d.job().id(), d.token() });
+        }
+        store.renew(keys, shard, claims, settings.lease()).onComplete(ar -> {
+            if (ar.failed()) {
+                LOG.warnf(ar.cause(), "Could not renew the leases of queue %s", keys.queue());
+                return;
+            }
+            for (String token : ar.result()) {
+                for (Delivery d : deliveries) {
+                    if (d.token().equals(token)) {
+                        d.loseLease();
                     }
                 }
-            });
+            }
         });
     }
 

@@ -3,4 +3,7 @@
 -- KEYS: the nine keys of the shard (see common.lua)
 -- ARGV: 1 wake channel, 2 shard index, then triples: job id, token, next due in ms ('' to remove the job)
 -- Returns the number of jobs acknowledged.
+if #ARGV - 2 > 3 * MOST_PER_SHARD then
+  return redis.error_reply('ERR ack takes at most ' .. MOST_PER_SHARD .. ' deliveries per call')
+end
 return acknowledge(3, #ARGV, ARGV[1], ARGV[2])

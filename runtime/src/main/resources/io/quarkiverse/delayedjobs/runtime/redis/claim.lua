@@ -21,6 +21,20 @@
 if #KEYS == 0 or #KEYS % 9 ~= 0 then
   return redis.error_reply('ERR claim takes nine keys per shard')
 end
+-- Each shard's part is checked before anything is written: a claim that failed halfway would have taken jobs off
+-- 'due' and given them to no one.
+local at = 6
+for _ = 1, #KEYS, 9 do
+  local limit, ahead, acks = tonumber(ARGV[at + 1] or ''), tonumber(ARGV[at + 3] or ''), tonumber(ARGV[at + 4] or '')
+  if not (limit and ahead and acks) or at + 4 + 3 * acks > #ARGV then
+    return redis.error_reply('ERR claim takes five values per shard, then its deliveries to acknowledge')
+  end
+  if limit + ahead > MOST_PER_SHARD or acks > MOST_PER_SHARD then
+    return redis.error_reply('ERR claim takes at most ' .. MOST_PER_SHARD .. ' jobs and ' .. MOST_PER_SHARD
+        .. ' deliveries to acknowledge per shard')
+  end
+  at = at + 5 + 3 * acks
+end
 local now = (serverNow())
 local leaseMs = tonumber(ARGV[1])
 local maxAttempts = tonumber(ARGV[2])
@@ -78,7 +92,7 @@ end
 
 -- Claims from each shard in turn, given its part of ARGV from 'at' (a loop, not a function: defining one costs every
 -- call).
-local at = 6
+at = 6
 for first = 1, #KEYS, 9 do
   if first > 1 then
     useShard(first)

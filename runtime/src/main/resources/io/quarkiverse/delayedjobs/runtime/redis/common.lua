@@ -28,6 +28,15 @@ local ENVELOPE_TOKEN = '^%d+|%d+|([^|]*)|'
 local ENVELOPE_DUE_TOKEN = '^(%d+)|%d+|([^|]*)|'
 -- From 2^45 ms on (the year 3084) the score is 256 * time alone: a double holds whole numbers exactly up to 2^53.
 local BUCKET_LIMIT = 35184372088832
+-- The latest due time a job may have: 9999-12-31T23:59:59.999Z in ms. Much later ones would overflow the score. A due
+-- time or delay must first be digits, 15 at most: a longer number is later anyway, and reads inexactly.
+local LATEST_DUE = 253402300799999
+-- The most jobs, acknowledgements or leases one call carries for a shard: a command takes them all at once, Lua's
+-- unpack() fails at about 8,000 values, and a script that fails halfway keeps what it wrote before. Checked before
+-- anything is written.
+local MOST_PER_SHARD = 1000
+local BAD_DUE =
+    'ERR due must be a whole number of ms, not negative, followed by at or in, and reach no later than 253402300799999'
 local ID_SEPARATOR = '\255'
 
 -- The text of a whole number. Lua's own conversion prints a float; string.format('%d') is exact but costly, so the
@@ -285,14 +294,16 @@ local function acknowledge(first, last, channel, shard)
     ids[#ids + 1] = ARGV[i]
   end
   local envs = redis.call('HMGET', shardKeys[3], unpack(ids))
-  local done, gone, ended = {}, {}, {}
+  local done, gone, ended, seen = {}, {}, {}, {}
   -- Acks come mostly in runs of one claim: its number is read from a token once for the run.
   local claim, prefix = nil, nil
   for k, id in ipairs(ids) do
     local i = first + 3 * (k - 1)
     local env = envs[k]
     local token = ARGV[i + 1]
-    if env and string.match(env, ENVELOPE_TOKEN) == token then
+    -- A dead letter's token is empty: no ack matches it. An id given twice counts once for its claim.
+    if env and token ~= '' and not seen[id] and string.match(env, ENVELOPE_TOKEN) == token then
+      seen[id] = true
       done[#done + 1] = id
       if not prefix or string.find(token, prefix, 1, true) ~= 1 then
         claim = claimOf(token)

@@ -5,8 +5,12 @@
 --       the job is created or changed), 5 wake channel, 6 shard index
 -- Returns {result, due}: result is CREATED, REPLACED or KEPT; due is the occurrence the job is armed at (ms).
 local id = ARGV[1]
-if not string.match(ARGV[4], '^%d+$') then
-  return redis.error_reply('ERR first occurrence must be a whole number of ms, not negative')
+if #id == 0 or #id > 512 then
+  return redis.error_reply('ERR id must be 1 to 512 bytes')
+end
+if #ARGV[4] > 15 or not string.match(ARGV[4], '^%d+$') or ARGV[4] + 0 > LATEST_DUE then
+  return redis.error_reply(
+      'ERR first occurrence must be a whole number of ms, not negative, no later than 253402300799999')
 end
 if not string.match(ARGV[3], '^[A-Z_]+|[^|]+|.+$') then
   return redis.error_reply('ERR schedule must be misfire|zone|expression')

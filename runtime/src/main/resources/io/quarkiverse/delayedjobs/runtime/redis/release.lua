@@ -9,7 +9,7 @@ for i = 3, #ARGV, 2 do
   local env = redis.call('HGET', shardKeys[3], id)
   if env then
     local due, attempts, token, payload = string.match(env, ENVELOPE)
-    if token == ARGV[i + 1] then
+    if token ~= '' and token == ARGV[i + 1] then -- a dead letter's token is empty
       released = released + 1
       due = tonumber(due)
       endRunning(id, token)

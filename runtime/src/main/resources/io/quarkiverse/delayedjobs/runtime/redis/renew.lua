@@ -5,6 +5,9 @@
 if #ARGV < 3 then
   return {}
 end
+if #ARGV - 1 > 2 * MOST_PER_SHARD then
+  return redis.error_reply('ERR renew takes at most ' .. MOST_PER_SHARD .. ' jobs per call')
+end
 local leaseEnd = decimal(serverNow() + tonumber(ARGV[1]))
 local ids = {}
 for i = 2, #ARGV, 2 do
@@ -14,7 +17,7 @@ local envs = redis.call('HMGET', shardKeys[3], unpack(ids))
 local claims, lost = {}, {}
 for k, id in ipairs(ids) do
   local token = ARGV[2 * k + 1]
-  if envs[k] and string.match(envs[k], ENVELOPE_TOKEN) == token then
+  if envs[k] and token ~= '' and string.match(envs[k], ENVELOPE_TOKEN) == token then
     local claim = claimOf(token)
     if claim then
       claims[claim] = true

@@ -5,8 +5,15 @@
 --       4 wake channel, 5 shard index
 -- Returns 1 when the job was moved, 0 when no pending or held job had that id.
 local id = ARGV[1]
-if not string.match(ARGV[2], '^%d+$') or (ARGV[3] ~= 'at' and ARGV[3] ~= 'in') then
-  return redis.error_reply('ERR due must be a whole number of ms, not negative, followed by at or in')
+if #ARGV[2] > 15 or not string.match(ARGV[2], '^%d+$') or (ARGV[3] ~= 'at' and ARGV[3] ~= 'in') then
+  return redis.error_reply(BAD_DUE)
+end
+local due = ARGV[2] + 0
+if ARGV[3] == 'in' then
+  due = serverNow() + due
+end
+if due > LATEST_DUE then
+  return redis.error_reply(BAD_DUE)
 end
 local payload, attempts = nil, nil
 local member, runAt = findPending(id)
@@ -26,10 +33,6 @@ else
   endRunning(id, token)
   -- As when a worker hands a job back: the claim does not count as an attempt.
   payload, attempts = heldPayload, tonumber(heldAttempts) - 1
-end
-local due = tonumber(ARGV[2])
-if ARGV[3] == 'in' then
-  due = serverNow() + due
 end
 wakeIfEarliest(addPending(id, payload, due, due, attempts), due, ARGV[4], ARGV[5])
 return 1

@@ -14,7 +14,7 @@ if not env then
   return {0, 0}
 end
 local due, attempts, token, payload = string.match(env, ENVELOPE)
-if token ~= ARGV[2] then
+if token == '' or token ~= ARGV[2] then -- a dead letter's token is empty
   return {0, 0}
 end
 local now = serverNow()

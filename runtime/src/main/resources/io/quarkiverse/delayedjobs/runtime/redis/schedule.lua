@@ -11,10 +11,14 @@
 -- Returns {result, due, result, due, ...}, one pair per job in order: result is CREATED, REPLACED or KEPT; due is the
 -- due time the stored job has (ms).
 -- The shards' parts of ARGV, three values each: shard index, first value of the first job, last value of the last job.
+local TOO_MANY = 'ERR schedule takes at most 1000 jobs per shard in one call' -- MOST_PER_SHARD, as a constant
 local parts = nil
 if #KEYS == 9 then
   if #ARGV < 8 or (#ARGV - 2) % 6 ~= 0 then
     return redis.error_reply('ERR schedule takes the wake channel, the shard index, then six values per job')
+  end
+  if #ARGV - 2 > 6 * MOST_PER_SHARD then
+    return redis.error_reply(TOO_MANY)
   end
   parts = {ARGV[2], 3, #ARGV}
 else
@@ -30,6 +34,9 @@ else
     if not n or n < 1 or n % 1 ~= 0 or at + 1 + 6 * n > #ARGV then
       return redis.error_reply(BAD_PARTS)
     end
+    if n > MOST_PER_SHARD then
+      return redis.error_reply(TOO_MANY)
+    end
     local p = #parts
     parts[p + 1], parts[p + 2], parts[p + 3] = ARGV[at], at + 2, at + 1 + 6 * n
     at = at + 2 + 6 * n
@@ -38,15 +45,28 @@ else
     return redis.error_reply(BAD_PARTS)
   end
 end
-local buckets = {}
+-- Per job (by the index of its id in ARGV): its due time in ms, and the bucket the producer gave.
+local dues, buckets = {}, {}
+-- This server's time, read once for the delays ('in') of the call.
+local now = nil
 for p = 1, #parts, 3 do
   for i = parts[p + 1], parts[p + 2], 6 do
     if #ARGV[i] == 0 or #ARGV[i] > 512 then
       return redis.error_reply('ERR id must be 1 to 512 bytes')
     end
-    if not string.match(ARGV[i + 2], '^%d+$') or (ARGV[i + 3] ~= 'at' and ARGV[i + 3] ~= 'in') then
-      return redis.error_reply('ERR due must be a whole number of ms, not negative, followed by at or in')
+    local text, kind = ARGV[i + 2], ARGV[i + 3]
+    if #text > 15 or not string.match(text, '^%d+$') or (kind ~= 'at' and kind ~= 'in') then
+      return redis.error_reply(BAD_DUE)
     end
+    local due = text + 0
+    if kind == 'in' then
+      now = now or serverNow()
+      due = now + due
+    end
+    if due > LATEST_DUE then
+      return redis.error_reply(BAD_DUE)
+    end
+    dues[i] = due
     local policy = ARGV[i + 4]
     if policy ~= 'KEEP' and policy ~= 'REPLACE' and policy ~= 'KEEP_EARLIER' and policy ~= 'KEEP_LATER' then
       return redis.error_reply('ERR policy must be KEEP, REPLACE, KEEP_EARLIER or KEEP_LATER')
@@ -60,7 +80,6 @@ for p = 1, #parts, 3 do
     end
   end
 end
-local now = nil
 local out = {}
 
 -- Stores the jobs of each shard in turn (a loop, not a function: defining one costs every call).
@@ -84,10 +103,8 @@ for p = 1, #parts, 3 do
   local toAdd = {}
   for i = first, last, 6 do
     local id, policy = ARGV[i], ARGV[i + 4]
-    local due, dueText = ARGV[i + 2] + 0, ARGV[i + 2]
+    local due, dueText = dues[i], ARGV[i + 2]
     if ARGV[i + 3] == 'in' then
-      now = now or serverNow()
-      due = now + due
       dueText = decimal(due)
     end
     local result = 'CREATED'

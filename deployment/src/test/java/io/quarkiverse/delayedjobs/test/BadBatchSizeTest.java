@@ -1,0 +1,43 @@
+package io.quarkiverse.delayedjobs.test;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quarkiverse.delayedjobs.Delayed;
+import io.quarkus.test.QuarkusUnitTest;
+
+/**
+ * A batch size larger than one script call may carry for a shard stops the application at startup, naming the queue,
+ * the setting, the rule and the value.
+ */
+public class BadBatchSizeTest {
+
+    @RegisterExtension
+    static final QuarkusUnitTest test = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(Eager.class, RedisTestServer.class))
+            .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
+            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "bad-batch-size")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.eager.batch-size", "1001")
+            .assertException(e -> {
+                for (Throwable t = e; t != null; t = t.getCause()) {
+                    if (t instanceof IllegalArgumentException && t.getMessage().equals("quarkus.delayed-jobs settings"
+                            + " of queue 'eager': batch-size must be at most 1000, was 1001")) {
+                        return;
+                    }
+                }
+                fail("unexpected failure", e);
+            });
+
+    static class Eager {
+        @Delayed("eager")
+        void run() {
+        }
+    }
+
+    @Test
+    void refusesToStart() {
+        fail("the application should not have started");
+    }
+}

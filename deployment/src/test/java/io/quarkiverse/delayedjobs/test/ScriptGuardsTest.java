@@ -1,0 +1,234 @@
+package io.quarkiverse.delayedjobs.test;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quarkiverse.delayedjobs.DelayedScheduler;
+import io.quarkiverse.delayedjobs.JobInfo;
+import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Ack;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Claimed;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore.RetryOutcome;
+import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
+import io.quarkiverse.delayedjobs.runtime.redis.Script;
+import io.quarkus.redis.datasource.RedisDataSource;
+import io.quarkus.test.QuarkusUnitTest;
+import io.vertx.core.Future;
+
+/**
+ * What the scripts refuse or ignore whoever calls them (the Java engine never sends such calls; producers in other
+ * languages may): more than a call may carry for a shard, due times past 9999, the empty token of a dead letter, an
+ * acknowledgement given twice. Each leaves what is stored as it was.
+ */
+public class ScriptGuardsTest {
+
+    @RegisterExtension
+    static final QuarkusUnitTest test = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(RedisTestServer.class))
+            .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
+            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "guards");
+
+    static final Duration WAIT = Duration.ofSeconds(10);
+    static final String LATEST_DUE = "253402300799999"; // 9999-12-31T23:59:59.999Z
+    static final String PAST_LATEST = "36028797018963968"; // 2^55 ms: 256 times it overflows a 64-bit score
+
+    @Inject
+    DelayedScheduler scheduler;
+
+    @Inject
+    JobStore store;
+
+    @Inject
+    RedisDataSource redis;
+
+    static <T> T get(Future<T> future) throws Exception {
+        return future.toCompletionStage().toCompletableFuture().get();
+    }
+
+    static QueueSettings withLease(Duration lease) {
+        return new QueueSettings(8, lease, 32, 16, Duration.ZERO, Duration.ZERO, 10, Duration.ofSeconds(1),
+                Duration.ofHours(1));
+    }
+
+    /** Ids that hash to the shard of {@code first}, {@code first} included. */
+    static List<String> idsOfOneShard(QueueKeys keys, String first, int n) {
+        List<String> ids = new ArrayList<>(List.of(first));
+        for (int i = 0; ids.size() < n; i++) {
+            if (keys.shardOf(first + "-" + i) == keys.shardOf(first)) {
+                ids.add(first + "-" + i);
+            }
+        }
+        return ids;
+    }
+
+    /** Runs a script by its text on the nine keys of {@code shard}; an error reply throws. */
+    String eval(Script script, QueueKeys keys, int shard, List<String> args) {
+        List<String> all = new ArrayList<>(List.of(script.text(), "9"));
+        all.addAll(keys.shard(shard));
+        all.addAll(args);
+        return String.valueOf(redis.execute("EVAL", all.toArray(String[]::new)));
+    }
+
+    static List<String> job(String id, String due, String kind) {
+        return List.of(id, "\"p\"", due, kind, "KEEP", "");
+    }
+
+    static void assertRefused(String message, Runnable call) {
+        RuntimeException e = assertThrows(RuntimeException.class, call::run);
+        assertTrue(String.valueOf(e.getMessage()).contains(message), e.getMessage());
+    }
+
+    @Test
+    void aScheduleOfMoreJobsOfAShardThanACallMayCarryStoresNone() {
+        String queue = "too-many";
+        QueueKeys keys = keysOf(queue);
+        int shard = 0;
+        List<String> args = new ArrayList<>(List.of(keys.wakeChannel(), "0"));
+        for (int i = 0; i <= JobStore.MOST_PER_SHARD; i++) {
+            args.addAll(job("many-" + i, "60000", "in"));
+        }
+        assertRefused("ERR schedule takes at most 1000 jobs per shard in one call",
+                () -> eval(Script.SCHEDULE, keys, shard, args));
+        assertEquals(0, scheduler.stats(queue).pending());
+
+        // One job fewer is one call's worth.
+        List<String> fewer = args.subList(0, args.size() - 6);
+        eval(Script.SCHEDULE, keys, shard, fewer);
+        assertEquals(JobStore.MOST_PER_SHARD, scheduler.stats(queue).pending());
+    }
+
+    @Test
+    void aClaimOfMoreJobsOfAShardThanACallMayCarryTakesNone() throws Exception {
+        String queue = "claim-too-many";
+        QueueKeys keys = keysOf(queue);
+        List<String> ids = idsOfOneShard(keys, "due", 5);
+        for (String id : ids) {
+            scheduler.schedule(queue, id, "p", Duration.ZERO);
+        }
+        int shard = keys.shardOf(ids.get(0));
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> get(store.claim(keys, shard, 10, 1000, JobStore.MOST_PER_SHARD - 9,
+                        withLease(Duration.ofSeconds(30)), List.of())));
+        assertTrue(String.valueOf(e.getCause().getMessage()).contains("claim takes at most 1000 jobs"),
+                e.getCause().getMessage());
+        for (String id : ids) {
+            assertEquals(Optional.of(JobInfo.State.PENDING), scheduler.find(queue, id).map(JobInfo::state), id);
+        }
+        // Within the bound, the same claim takes them.
+        assertEquals(5, get(store.claim(keys, shard, 10, 1000, JobStore.MOST_PER_SHARD - 10,
+                withLease(Duration.ofSeconds(30)), List.of())).jobs().size());
+    }
+
+    @Test
+    void dueTimesPastTheLatestAreRefusedAndLeaveTheStoredJobAlone() {
+        String queue = "far-future";
+        QueueKeys keys = keysOf(queue);
+        int shard = keys.shardOf("far");
+        String wake = keys.wakeChannel();
+        String bad = "ERR due must be a whole number of ms, not negative, followed by at or in, and reach no later"
+                + " than 253402300799999";
+        assertRefused(bad, () -> eval(Script.SCHEDULE, keys, shard, concat(List.of(wake, "" + shard),
+                job("far", PAST_LATEST, "at"))));
+        assertRefused(bad, () -> eval(Script.SCHEDULE, keys, shard, concat(List.of(wake, "" + shard),
+                job("far", "253402300800000", "at"))));
+        // A delay counts from now: the latest time as a delay reaches past it.
+        assertRefused(bad, () -> eval(Script.SCHEDULE, keys, shard, concat(List.of(wake, "" + shard),
+                job("far", LATEST_DUE, "in"))));
+        assertEquals(Optional.empty(), scheduler.find(queue, "far"));
+
+        eval(Script.SCHEDULE, keys, shard, concat(List.of(wake, "" + shard), job("far", LATEST_DUE, "at")));
+        Instant latest = Instant.parse("9999-12-31T23:59:59.999Z");
+        assertEquals(Optional.of(latest), scheduler.find(queue, "far").map(JobInfo::dueAt));
+
+        assertRefused(bad, () -> eval(Script.RESCHEDULE, keys, shard, List.of("far", PAST_LATEST, "at", wake,
+                "" + shard)));
+        assertRefused("ERR first occurrence must be a whole number of ms, not negative, no later than",
+                () -> eval(Script.RECURRING, keys, shard, List.of("far", "\"p\"", "SKIP|UTC|0 3 * * *", PAST_LATEST,
+                        wake, "" + shard)));
+        JobInfo kept = scheduler.find(queue, "far").orElseThrow();
+        assertEquals(latest, kept.dueAt());
+        assertEquals(null, kept.cron());
+        // Nothing claims it: it is not due before the year 10000.
+        assertEquals(0, scheduler.stats(queue).running());
+    }
+
+    @Test
+    void theEmptyTokenOfADeadLetterFencesNothing() throws Exception {
+        String queue = "dead-token";
+        QueueKeys keys = keysOf(queue);
+        scheduler.schedule(queue, "dead", "p", Duration.ZERO);
+        int shard = keys.shardOf("dead");
+        Claimed claimed = get(store.claim(keys, shard, 10, 0, 0, withLease(Duration.ofSeconds(30)), List.of()))
+                .jobs().get(0);
+        assertEquals(RetryOutcome.DEAD, get(store.retry(keys, shard, "dead", claimed.token(), 0, "unreadable", true,
+                null, withLease(Duration.ofSeconds(30)))));
+
+        assertEquals(0, get(store.ack(keys, shard, List.of(new Ack("dead", "", null)))));
+        assertEquals(0, get(store.release(keys, shard, List.<String[]> of(new String[] { "dead", "" }))));
+        assertEquals(RetryOutcome.STALE, get(store.retry(keys, shard, "dead", "", 0, "again", false, null,
+                withLease(Duration.ofSeconds(30)))));
+        assertEquals(List.of(""), get(store.renew(keys, shard, List.<String[]> of(new String[] { "dead", "" }),
+                Duration.ofSeconds(30))));
+
+        JobInfo dead = scheduler.find(queue, "dead").orElseThrow();
+        assertEquals(JobInfo.State.DEAD, dead.state());
+        assertEquals("\"p\"", dead.payload());
+        assertTrue(dead.lastError().contains("unreadable"), dead.lastError());
+        assertEquals(List.of("dead"), scheduler.deadLetters(queue, 10).stream().map(JobInfo::id).toList());
+        assertEquals(0, scheduler.stats(queue).pending());
+    }
+
+    @Test
+    void aDeliveryAcknowledgedTwiceInOneCallLeavesTheRestOfItsClaimLeased() throws Exception {
+        String queue = "twice";
+        QueueKeys keys = keysOf(queue);
+        List<String> ids = idsOfOneShard(keys, "twice", 2);
+        for (String id : ids) {
+            scheduler.schedule(queue, id, "p", Duration.ZERO);
+        }
+        int shard = keys.shardOf(ids.get(0));
+        List<Claimed> claimed = get(store.claim(keys, shard, 10, 0, 0, withLease(Duration.ofSeconds(1)), List.of()))
+                .jobs();
+        assertEquals(2, claimed.size());
+        Claimed first = claimed.get(0);
+        Ack ack = new Ack(first.id(), first.token(), null);
+        assertEquals(1, get(store.ack(keys, shard, List.of(ack, ack))));
+
+        // The other job's worker "dies": its claim's lease runs out, and the job is claimed again.
+        Claimed other = claimed.get(1);
+        Claimed again = await().atMost(WAIT).until(
+                () -> get(store.claim(keys, shard, 10, 0, 0, withLease(Duration.ofSeconds(30)), List.of())).jobs(),
+                jobs -> !jobs.isEmpty()).get(0);
+        assertEquals(other.id(), again.id());
+        assertEquals(2, again.attempt());
+    }
+
+    QueueKeys keysOf(String queue) {
+        try {
+            return get(store.queue(queue));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+}
