@@ -65,13 +65,16 @@ public class ScriptGuardsTest {
                 Duration.ofHours(1));
     }
 
-    /** Ids that hash to the shard of {@code first}, {@code first} included. */
-    static List<String> idsOfOneShard(QueueKeys keys, String first, int n) {
+    /** Schedules {@code n} jobs due now, all of the shard of {@code first} (its id included); returns their ids. */
+    List<String> dueNowOnOneShard(String queue, QueueKeys keys, String first, int n) {
         List<String> ids = new ArrayList<>(List.of(first));
         for (int i = 0; ids.size() < n; i++) {
             if (keys.shardOf(first + "-" + i) == keys.shardOf(first)) {
                 ids.add(first + "-" + i);
             }
+        }
+        for (String id : ids) {
+            scheduler.schedule(queue, id, "p", Duration.ZERO);
         }
         return ids;
     }
@@ -116,10 +119,7 @@ public class ScriptGuardsTest {
     void aClaimOfMoreJobsOfAShardThanACallMayCarryTakesNone() throws Exception {
         String queue = "claim-too-many";
         QueueKeys keys = keysOf(queue);
-        List<String> ids = idsOfOneShard(keys, "due", 5);
-        for (String id : ids) {
-            scheduler.schedule(queue, id, "p", Duration.ZERO);
-        }
+        List<String> ids = dueNowOnOneShard(queue, keys, "due", 5);
         int shard = keys.shardOf(ids.get(0));
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> get(store.claim(keys, shard, 10, 1000, JobStore.MOST_PER_SHARD - 9,
@@ -197,10 +197,7 @@ public class ScriptGuardsTest {
     void aDeliveryAcknowledgedTwiceInOneCallLeavesTheRestOfItsClaimLeased() throws Exception {
         String queue = "twice";
         QueueKeys keys = keysOf(queue);
-        List<String> ids = idsOfOneShard(keys, "twice", 2);
-        for (String id : ids) {
-            scheduler.schedule(queue, id, "p", Duration.ZERO);
-        }
+        List<String> ids = dueNowOnOneShard(queue, keys, "twice", 2);
         int shard = keys.shardOf(ids.get(0));
         List<Claimed> claimed = get(store.claim(keys, shard, 10, 0, 0, withLease(Duration.ofSeconds(1)), List.of()))
                 .jobs();
