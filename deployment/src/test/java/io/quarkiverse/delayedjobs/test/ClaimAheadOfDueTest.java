@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -76,7 +77,7 @@ public class ClaimAheadOfDueTest {
     @Test
     void jobsDueOneByOneAreClaimedTogetherAndEachStartsAtItsDueTime() {
         long claimsBefore = claims();
-        Instant first = Instant.now().plusSeconds(1);
+        Instant first = Instant.now().plusSeconds(1).truncatedTo(ChronoUnit.MILLIS);
         int jobs = 20;
         for (int i = 0; i < jobs; i++) {
             scheduler.schedule("held", "tick-" + i, "tick", first.plusMillis(10L * i));
@@ -136,7 +137,7 @@ public class ClaimAheadOfDueTest {
     @Test
     void aHeldJobThatIsMovedStartsOnceAtItsNewTime() {
         scheduleHeld("moved", "x");
-        Instant newDue = Instant.now().plusMillis(1500);
+        Instant newDue = Instant.now().plusMillis(1500).truncatedTo(ChronoUnit.MILLIS);
         assertTrue(scheduler.reschedule("held", "moved", newDue));
         assertEquals(JobInfo.State.PENDING, scheduler.find("held", "moved").orElseThrow().state());
         await().atMost(Duration.ofSeconds(10)).until(() -> Held.starts.containsKey("moved"));

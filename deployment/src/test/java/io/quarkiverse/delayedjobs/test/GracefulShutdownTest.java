@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -63,7 +64,7 @@ public class GracefulShutdownTest {
 
     @Test
     void runningHandlersFinishAndClaimedJobsAreHandedBack() throws Exception {
-        Instant laterDue = Instant.now().plusMillis(900);
+        Instant laterDue = Instant.now().plusMillis(900).truncatedTo(ChronoUnit.MILLIS);
         scheduler.schedule("busy", "later", "later", laterDue);
         for (int i = 0; i < 4; i++) {
             scheduler.schedule("busy", "job-" + i, "job-" + i, Duration.ZERO);

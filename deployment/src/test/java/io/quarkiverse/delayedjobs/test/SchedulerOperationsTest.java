@@ -101,6 +101,17 @@ public class SchedulerOperationsTest {
         assertEquals(Optional.empty(), scheduler.find(QUEUE, "never-scheduled"));
     }
 
+    @Test
+    void aDueTimeBetweenTwoMillisecondsIsStoredAtTheLaterOne() {
+        // Due times are whole ms: rounding down would make the job due before the time asked for.
+        scheduler.schedule(QUEUE, "sub-ms", "p", T1.plusNanos(900_000));
+        assertEquals(T1.plusMillis(1), scheduler.find(QUEUE, "sub-ms").orElseThrow().dueAt());
+        assertTrue(scheduler.reschedule(QUEUE, "sub-ms", T1.plusNanos(1)));
+        assertEquals(T1.plusMillis(1), scheduler.find(QUEUE, "sub-ms").orElseThrow().dueAt());
+        assertTrue(scheduler.reschedule(QUEUE, "sub-ms", T1));
+        assertEquals(T1, scheduler.find(QUEUE, "sub-ms").orElseThrow().dueAt());
+    }
+
     public record Order(int number, String item) {
     }
 

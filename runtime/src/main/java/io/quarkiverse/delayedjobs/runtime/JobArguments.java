@@ -64,7 +64,8 @@ public final class JobArguments {
             throw new IllegalArgumentException(
                     "dueAt must be between " + Instant.EPOCH + " and " + LATEST_DUE + ", was " + dueAt);
         }
-        return dueAt.toEpochMilli();
+        // Due times are whole ms: a part of one rounds up, so that the job is never due before the time asked for.
+        return dueAt.toEpochMilli() + (dueAt.getNano() % 1_000_000 == 0 ? 0 : 1);
     }
 
     public static long delay(Duration delay) {
@@ -82,7 +83,7 @@ public final class JobArguments {
                 || delay.getSeconds() == room && now.getNano() + delay.getNano() > LATEST_DUE.getNano()) {
             throw new IllegalArgumentException("delay must end before " + LATEST_DUE + ", was " + delay);
         }
-        return delay.toMillis();
+        return delay.toMillis() + (delay.getNano() % 1_000_000 == 0 ? 0 : 1);
     }
 
     public static <T> T notNull(String name, T value) {

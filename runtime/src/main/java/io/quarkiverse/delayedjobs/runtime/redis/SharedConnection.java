@@ -36,7 +36,9 @@ final class SharedConnection {
         Promise<RedisConnection> promise = Promise.promise();
         Future<RedisConnection> created = promise.future();
         if (!current.compareAndSet(null, created)) {
-            return current.get() != null ? current.get() : connection();
+            // Another caller is connecting: read its future once, since a failed connect clears it at any moment.
+            Future<RedisConnection> theirs = current.get();
+            return theirs != null ? theirs : connection();
         }
         redis.connect().onComplete(ar -> {
             if (ar.succeeded()) {

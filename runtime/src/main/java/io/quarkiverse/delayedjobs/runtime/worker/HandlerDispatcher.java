@@ -83,6 +83,16 @@ final class HandlerDispatcher {
         if (!delivery.start()) {
             return;
         }
+        try {
+            run(delivery, done);
+        } catch (Throwable e) {
+            // An Error while the payload is read, say: the delivery fails as if its handler threw, rather than staying
+            // running for ever with nothing left to end it.
+            done.tryFail(e);
+        }
+    }
+
+    private void run(Delivery delivery, Promise<Void> done) {
         Object[] args;
         try {
             args = arguments(delivery);

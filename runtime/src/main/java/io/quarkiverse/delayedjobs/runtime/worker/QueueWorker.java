@@ -195,11 +195,15 @@ final class QueueWorker {
         });
     }
 
-    /** Forgets what is known of every shard and looks at all of them now. */
+    /**
+     * Forgets what is known of every shard and looks at all of them now; after a reconnect of the wake subscription,
+     * also renews at once, so that held jobs revoked meanwhile are dropped before they start.
+     */
     void wakeAll() {
         context.runOnContext(v -> {
             forgetShards();
             nextFullCheck = redisNow() + fullLookMs;
+            renew();
             pump();
         });
     }
@@ -666,9 +670,22 @@ final class QueueWorker {
         if (acks.isEmpty()) {
             return;
         }
-        track(store.ack(keys, shard, acks)).onFailure(e -> LOG.warnf(e,
-                "Could not acknowledge %d jobs of queue %s; they run again after their lease", acks.size(),
-                keys.queue()));
+        writesUnderWay++;
+        store.ack(keys, shard, acks).onComplete(ar -> context.runOnContext(v -> {
+            if (ar.failed()) {
+                // Acks are fenced by their tokens, so sending them again is safe; dropped, every one of these jobs
+                // would run again once its lease ran out. They count as a write under way until then.
+                LOG.warnf(ar.cause(), "Could not acknowledge %d jobs of queue %s; trying again in %d ms",
+                        acks.size(), keys.queue(), REDIS_FAILURE_PAUSE_MS);
+                vertx.setTimer(REDIS_FAILURE_PAUSE_MS, id -> {
+                    writesUnderWay--;
+                    acks.forEach(ack -> ack(shard, ack));
+                });
+                return;
+            }
+            writesUnderWay--;
+            checkDrained();
+        }));
     }
 
     /** Counts a write to Redis until it is done, so that a graceful stop waits for it. */
@@ -716,25 +733,48 @@ final class QueueWorker {
         });
     }
 
-    /** Renews the leases of one shard's deliveries, and marks those whose claim is lost. */
+    /**
+     * Renews the leases of one shard's deliveries. Those whose claim is lost learn it ({@code leaseLost()}); those not
+     * started yet never start.
+     */
     private void renew(int shard, List<Delivery> deliveries) {
         List<String[]> claims = new ArrayList<>(deliveries.size());
         for (Delivery d : deliveries) {
             claims.add(new String[] { d.job().id(), d.token() });
         }
-        store.renew(keys, shard, claims, settings.lease()).onComplete(ar -> {
+        store.renew(keys, shard, claims, settings.lease()).onComplete(ar -> context.runOnContext(v -> {
             if (ar.failed()) {
                 LOG.warnf(ar.cause(), "Could not renew the leases of queue %s", keys.queue());
                 return;
             }
-            for (String token : ar.result()) {
-                for (Delivery d : deliveries) {
-                    if (d.token().equals(token)) {
-                        d.loseLease();
-                    }
+            Set<String> lost = new HashSet<>(ar.result());
+            for (Delivery d : deliveries) {
+                if (lost.contains(d.token())) {
+                    d.loseLease();
+                    dropUnstarted(d);
                 }
             }
-        });
+        }));
+    }
+
+    /**
+     * A delivery whose claim Redis no longer knows, not started yet, is dropped: its job was cancelled, moved or
+     * replaced while this instance missed the revoke (its wake subscription was down), or it was claimed again.
+     */
+    private void dropUnstarted(Delivery d) {
+        if (!d.handBack()) {
+            return; // started: its handler sees leaseLost(), and its ack or retry fails on the token
+        }
+        String key = key(d.shard(), d.token());
+        ScheduledFuture<?> timer = held.remove(key);
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        waiting.remove(d);
+        running.remove(key);
+        LOG.debugf("%s lost its claim before it started; it does not start", d);
+        checkDrained();
+        pump();
     }
 
     /**

@@ -50,6 +50,12 @@ final class WakeListener {
     Future<Void> start() {
         return redis.connect().compose(conn -> {
             connection = conn;
+            // Stopped while connecting (a reconnect under way): stop() may have closed the connection before this one.
+            // Set first, then read: stop() sets 'stopped', then reads 'connection', so one of the two closes it.
+            if (stopped) {
+                conn.close();
+                return Future.failedFuture("stopped");
+            }
             conn.handler(this::onMessage);
             conn.exceptionHandler(e -> LOG.debugf(e, "Wake channel connection failed"));
             conn.endHandler(v -> reconnectLater());
@@ -90,11 +96,17 @@ final class WakeListener {
         if (stopped) {
             return;
         }
-        vertx.setTimer(RECONNECT_DELAY_MS, id -> start().onSuccess(v -> workers.values().forEach(QueueWorker::wakeAll))
-                .onFailure(e -> {
+        vertx.setTimer(RECONNECT_DELAY_MS, id -> {
+            if (stopped) {
+                return;
+            }
+            start().onSuccess(v -> workers.values().forEach(QueueWorker::wakeAll)).onFailure(e -> {
+                if (!stopped) {
                     LOG.warnf("Could not listen on the delayed-jobs wake channels (%s); retrying", e.getMessage());
                     reconnectLater();
-                }));
+                }
+            });
+        });
     }
 
     /**
