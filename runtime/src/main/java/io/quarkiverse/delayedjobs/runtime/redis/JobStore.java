@@ -58,9 +58,13 @@ public class JobStore {
                     "quarkus.delayed-jobs.key-prefix must be non-blank and contain no braces, was '" + config.keyPrefix()
                             + "'");
         }
+        if (config.redisTimeout().toMillis() < 1) {
+            throw new IllegalArgumentException(
+                    "quarkus.delayed-jobs.redis-timeout must be at least 1ms, was " + config.redisTimeout());
+        }
         this.redis = redis;
         this.vertx = vertx;
-        this.connection = new SharedConnection(redis);
+        this.connection = new SharedConnection(redis, vertx, config.redisTimeout().toMillis());
         this.config = config;
         this.cluster = cluster;
     }
