@@ -86,8 +86,8 @@ final class HandlerDispatcher {
         try {
             run(delivery, done);
         } catch (Throwable e) {
-            // An Error while the payload is read, say: the delivery fails as if its handler threw, rather than staying
-            // running for ever with nothing left to end it.
+            // Thrown before the handler's own try (by the request context, or an Error the payload reader let through):
+            // the delivery fails as if its handler threw, rather than staying running for ever with nothing to end it.
             done.tryFail(e);
         }
     }
