@@ -558,17 +558,13 @@ final class QueueWorker {
                 return;
             }
             String key = key(shard, token);
-            ScheduledFuture<?> timer = held.remove(key);
-            if (timer == null) {
+            if (!held.containsKey(key)) {
                 if (claiming[shard]) {
                     revokedDuringClaim.computeIfAbsent(shard, s -> new HashSet<>()).add(token);
                 }
                 return;
             }
-            timer.cancel(false);
-            LOG.debugf("%s ended before it was due; it does not start", running.remove(key));
-            checkDrained();
-            pump();
+            dropUnstarted(running.get(key), "ended before it was due");
         });
     }
 
@@ -751,17 +747,18 @@ final class QueueWorker {
             for (Delivery d : deliveries) {
                 if (lost.contains(d.token())) {
                     d.loseLease();
-                    dropUnstarted(d);
+                    dropUnstarted(d, "lost its claim before it started");
                 }
             }
         }));
     }
 
     /**
-     * A delivery whose claim Redis no longer knows, not started yet, is dropped: its job was cancelled, moved or
-     * replaced while this instance missed the revoke (its wake subscription was down), or it was claimed again.
+     * Drops a delivery that has not started, held or waiting: its job ended before it was due (revoked on the wake
+     * channel), or Redis no longer knows its claim (the revoke was missed while the wake subscription was down, or
+     * the job was claimed again).
      */
-    private void dropUnstarted(Delivery d) {
+    private void dropUnstarted(Delivery d, String why) {
         if (!d.handBack()) {
             return; // started: its handler sees leaseLost(), and its ack or retry fails on the token
         }
@@ -772,7 +769,7 @@ final class QueueWorker {
         }
         waiting.remove(d);
         running.remove(key);
-        LOG.debugf("%s lost its claim before it started; it does not start", d);
+        LOG.debugf("%s %s; it does not start", d, why);
         checkDrained();
         pump();
     }
