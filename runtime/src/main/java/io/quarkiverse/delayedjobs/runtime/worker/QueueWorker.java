@@ -52,8 +52,9 @@ import io.vertx.core.Vertx;
  * round go to Redis as one script call when one server holds every shard (one per shard on a cluster). Claimed jobs
  * not started yet stay under what the handlers get through within {@code claim-ahead} (two to eight batches): no job
  * is claimed ahead while more than that, less a batch, wait to start.
- * Jobs due one by one then cost one claim per stretch of time rather than one each. A job ended by a producer before
- * it is due (cancelled, moved, replaced) is revoked on the wake channel and does not start.
+ * Jobs due one by one then cost one claim per stretch of time rather than one each. A claimed job ended by a producer
+ * (cancelled, moved, replaced) before its handler started, held or waiting for a handler, is revoked on the wake
+ * channel and does not start.
  * <p>
  * All state is confined to one event-loop context; handlers report back to it.
  */
@@ -549,22 +550,22 @@ final class QueueWorker {
     }
 
     /**
-     * A producer ended a job claimed ahead before it was due (cancelled, moved or replaced it): it must not start.
-     * Nothing happens when it is not held here, or started already.
+     * A producer ended a claimed job (cancelled, moved or replaced it): it must not start, whether it is held until
+     * its due time or waits for a handler. Nothing happens when it is not claimed here, or started already.
      */
     void revoke(int shard, String token) {
         context.runOnContext(v -> {
             if (shard < 0 || shard >= nextDue.length) {
                 return;
             }
-            String key = key(shard, token);
-            if (!held.containsKey(key)) {
+            Delivery delivery = running.get(key(shard, token));
+            if (delivery == null) {
                 if (claiming[shard]) {
                     revokedDuringClaim.computeIfAbsent(shard, s -> new HashSet<>()).add(token);
                 }
                 return;
             }
-            dropUnstarted(running.get(key), "ended before it was due");
+            dropUnstarted(delivery, "was ended by a producer");
         });
     }
 
@@ -754,7 +755,7 @@ final class QueueWorker {
     }
 
     /**
-     * Drops a delivery that has not started, held or waiting: its job ended before it was due (revoked on the wake
+     * Drops a delivery that has not started, held or waiting: a producer ended its job (revoked on the wake
      * channel), or Redis no longer knows its claim (the revoke was missed while the wake subscription was down, or
      * the job was claimed again).
      */

@@ -220,8 +220,11 @@ local function endRunning(id, token)
   endClaimedJob(token)
 end
 
--- A job claimed ahead of its due time (see claim.lua) waits in its worker until then. When such a job ends before it
--- is due, this tells the worker not to start it: '<shard>:-<token>' on the wake channel. Returns whether it was one.
+-- A claimed job waits in its worker until a handler starts it: until its due time when it was claimed ahead of it (see
+-- claim.lua), or for a free handler. When such a job ends, '<shard>:-<token>' on the wake channel tells the worker
+-- not to start it; a worker whose handler started it already ignores the message. This revokes a claimed job not due
+-- yet by this server's clock, which no handler can have started (one that reschedule.lua may move), and returns
+-- whether it was one.
 local function revokeIfHeld(due, token, channel, shard)
   if token ~= '' and tonumber(due) > serverNow() then
     redis.call('PUBLISH', channel, shard .. ':-' .. token)
@@ -230,16 +233,18 @@ local function revokeIfHeld(due, token, channel, shard)
   return false
 end
 
--- Removes what a running or dead job keeps: its envelope, its place in its claim and its dead-letter entry; revokes it
--- when its worker holds it until it is due. Returns whether the job had an envelope.
+-- Removes what a running or dead job keeps: its envelope, its place in its claim and its dead-letter entry; revokes a
+-- running one, which its worker may not have started yet. Returns whether the job had an envelope.
 local function dropEnvelope(id, channel, shard)
   local env = redis.call('HGET', shardKeys[3], id)
   if not env then
     return false
   end
-  local due, token = string.match(env, ENVELOPE_DUE_TOKEN)
+  local _, token = string.match(env, ENVELOPE_DUE_TOKEN)
   redis.call('ZREM', shardKeys[4], id)
-  revokeIfHeld(due, token, channel, shard)
+  if token ~= '' then
+    redis.call('PUBLISH', channel, shard .. ':-' .. token)
+  end
   endRunning(id, token)
   return true
 end
