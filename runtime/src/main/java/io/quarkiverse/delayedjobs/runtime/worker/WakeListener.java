@@ -115,13 +115,14 @@ final class WakeListener {
      */
     void checkHeartbeat() {
         long heartbeat = ++heartbeatsSent;
+        RedisConnection sentOn = connection;
         store.publish(heartbeatChannel, Long.toString(heartbeat)).onComplete(ar -> vertx.setTimer(HEARTBEAT_TIMEOUT_MS,
                 id -> {
-                    RedisConnection conn = connection;
-                    if (!stopped && heartbeatReceived < heartbeat && conn != null) {
+                    // A heartbeat sent before a reconnect says nothing of the new subscription, which has its own.
+                    if (!stopped && heartbeatReceived < heartbeat && sentOn != null && connection == sentOn) {
                         LOG.infof("No heartbeat on the delayed-jobs wake channels within %d ms; reconnecting",
                                 HEARTBEAT_TIMEOUT_MS);
-                        conn.close();
+                        sentOn.close();
                     }
                 }));
     }

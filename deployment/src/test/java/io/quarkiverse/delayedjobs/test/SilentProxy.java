@@ -1,0 +1,140 @@
+package io.quarkiverse.delayedjobs.test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
+
+/**
+ * A TCP proxy in front of a {@code redis-server} that can make the pub/sub connections open through it go silent: Redis
+ * still sees them subscribed and the client still sees them open, but nothing reaches the client any more, as when a
+ * network path breaks without either end being told. Started on first use for the JVM; the test reaches it through
+ * the static methods, which work from either class loader of a QuarkusUnitTest (the controls are kept in system
+ * properties as JDK types).
+ */
+public final class SilentProxy {
+
+    private static final String URL = "delayed-jobs.test.silent-proxy.url";
+    private static final String SILENCE = "delayed-jobs.test.silent-proxy.silence";
+    private static final String SUBSCRIBERS = "delayed-jobs.test.silent-proxy.subscribers";
+
+    private final List<Link> links = new CopyOnWriteArrayList<>();
+    private final AtomicInteger subscribers = new AtomicInteger();
+
+    private SilentProxy() {
+    }
+
+    /** The URL of the proxy in front of the Redis server at {@code target}, started on first use. */
+    public static synchronized String url(String target) {
+        String url = System.getProperty(URL);
+        if (url == null) {
+            SilentProxy proxy = new SilentProxy();
+            url = "redis://127.0.0.1:" + proxy.start(URI.create(target));
+            System.getProperties().put(SILENCE, (Runnable) proxy::silence);
+            System.getProperties().put(SUBSCRIBERS, (IntSupplier) proxy.subscribers::get);
+            System.setProperty(URL, url);
+        }
+        return url;
+    }
+
+    /** Silences the pub/sub connections open now; those opened later deliver. */
+    public static void silenceSubscribers() {
+        ((Runnable) System.getProperties().get(SILENCE)).run();
+    }
+
+    /** The connections that subscribed through the proxy so far. */
+    public static int subscribers() {
+        return ((IntSupplier) System.getProperties().get(SUBSCRIBERS)).getAsInt();
+    }
+
+    private int start(URI target) {
+        try {
+            ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+            Thread acceptor = new Thread(() -> {
+                while (true) {
+                    try {
+                        Socket client = server.accept();
+                        Socket redis = new Socket(target.getHost(), target.getPort());
+                        Link link = new Link(client, redis);
+                        links.add(link);
+                        pump(link, client, redis, true);
+                        pump(link, redis, client, false);
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            }, "silent-proxy-accept");
+            acceptor.setDaemon(true);
+            acceptor.start();
+            return server.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void silence() {
+        links.stream().filter(link -> link.subscriber).forEach(link -> link.silent = true);
+    }
+
+    /**
+     * Copies one direction of a link. A command with SUBSCRIBE marks the link as pub/sub (a client sends it whole, in
+     * one write); what Redis sends on a silenced link is dropped.
+     */
+    private void pump(Link link, Socket from, Socket to, boolean fromClient) {
+        Thread thread = new Thread(() -> {
+            byte[] buffer = new byte[16384];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                for (int n; (n = in.read(buffer)) >= 0;) {
+                    if (fromClient && !link.subscriber
+                            && new String(buffer, 0, n, StandardCharsets.ISO_8859_1).toUpperCase(Locale.ROOT)
+                                    .contains("SUBSCRIBE")) {
+                        link.subscriber = true;
+                        subscribers.incrementAndGet();
+                    }
+                    if (fromClient || !link.silent) {
+                        out.write(buffer, 0, n);
+                    }
+                }
+            } catch (IOException e) {
+                // the other direction, or either end, closed the link
+            } finally {
+                link.close();
+                links.remove(link);
+            }
+        }, "silent-proxy-pump");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private static final class Link {
+        final Socket client;
+        final Socket redis;
+        volatile boolean subscriber;
+        volatile boolean silent;
+
+        Link(Socket client, Socket redis) {
+            this.client = client;
+            this.redis = redis;
+        }
+
+        void close() {
+            for (Socket socket : List.of(client, redis)) {
+                try {
+                    socket.close();
+                } catch (IOException e) {
+                    // the other end goes all the same
+                }
+            }
+        }
+    }
+}
