@@ -41,7 +41,9 @@ import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsBuildTimeConfig;
 import io.quarkiverse.delayedjobs.runtime.cron.ConfigExpressions;
 import io.quarkiverse.delayedjobs.runtime.cron.CronSchedule;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
+import io.quarkiverse.delayedjobs.runtime.redis.RedisClientOptions;
 import io.quarkiverse.delayedjobs.runtime.worker.DelayedJobsEngine;
+import io.quarkus.arc.BeanDestroyer;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.arc.deployment.AutoAddScopeBuildItem;
 import io.quarkus.arc.deployment.BeanDiscoveryFinishedBuildItem;
@@ -83,7 +85,7 @@ class DelayedJobsProcessor {
             BuildProducer<UnremovableBeanBuildItem> unremovable) {
         beans.produce(AdditionalBeanBuildItem.builder().setUnremovable()
                 .addBeanClasses(PayloadCodec.class, ReactiveDelayedSchedulerImpl.class, DelayedSchedulerImpl.class,
-                        DelayedJobsEngine.class)
+                        DelayedJobsEngine.class, RedisClientOptions.class)
                 .build());
         autoScopes.produce(AutoAddScopeBuildItem.builder().containsAnnotations(DELAYED).defaultScope(BuiltinScope.SINGLETON)
                 .unremovable().reason("Found @Delayed methods").build());
@@ -297,7 +299,9 @@ class DelayedJobsProcessor {
         String clientName = config.redisClientName().orElse(null);
         SyntheticBeanBuildItem.ExtendedBeanConfigurator store = SyntheticBeanBuildItem.configure(JobStore.class)
                 .scope(Singleton.class).setRuntimeInit().createWith(recorder.jobStore(clientName))
-                .addInjectionPoint(ClassType.create(Vertx.class));
+                .destroyer(BeanDestroyer.AutoCloseableDestroyer.class)
+                .addInjectionPoint(ClassType.create(Vertx.class))
+                .addInjectionPoint(ClassType.create(RedisClientOptions.class));
         if (clientName == null) {
             store.addInjectionPoint(ClassType.create(Redis.class));
         } else {

@@ -41,7 +41,9 @@ public class ScheduleLingerTest {
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "schedule-linger")
             .overrideConfigKey("quarkus.delayed-jobs.queues.lingering.shards", "1")
-            .overrideConfigKey("quarkus.delayed-jobs.queues.lingering.schedule-linger", "100ms");
+            .overrideConfigKey("quarkus.delayed-jobs.queues.lingering.schedule-linger", "100ms")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.fresh.shards", "1")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.fresh.schedule-linger", "100ms");
 
     @Inject
     DelayedScheduler scheduler;
@@ -124,6 +126,12 @@ public class ScheduleLingerTest {
         // Sent after the stop's flush, so answered after it: it finds the job only if the stop sent it.
         assertTrue(scheduler.cancel("lingering", "at-stop"), "the stop left the waiting job waiting");
         assertEquals(ScheduleResult.CREATED, waiting.join());
+
+        // Nor does a job of a queue first used after the stop wait.
+        CompletableFuture<ScheduleResult> fresh = reactive.schedule("fresh", "after-stop", "p", Duration.ofMinutes(1))
+                .subscribeAsCompletionStage();
+        assertTrue(scheduler.cancel("fresh", "after-stop"), "a queue first used after the stop lingered");
+        assertEquals(ScheduleResult.CREATED, fresh.join());
     }
 
 }

@@ -16,16 +16,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
 
 /**
- * A TCP proxy in front of a {@code redis-server} that can make the pub/sub connections open through it go silent: Redis
- * still sees them subscribed and the client still sees them open, but nothing reaches the client any more, as when a
- * network path breaks without either end being told. Started on first use for the JVM; the test reaches it through
+ * A TCP proxy in front of a {@code redis-server} that can make the connections open through it go silent: Redis still
+ * sees them open and so does the client, but nothing from Redis reaches the client any more, as when a network path
+ * breaks without either end being told. Connections opened later deliver. Started on first use for the JVM; the test reaches it
+ * through
  * the static methods, which work from either class loader of a QuarkusUnitTest (the controls are kept in system
  * properties as JDK types).
  */
 public final class SilentProxy {
 
     private static final String URL = "delayed-jobs.test.silent-proxy.url";
-    private static final String SILENCE = "delayed-jobs.test.silent-proxy.silence";
+    private static final String TARGET = "delayed-jobs.test.silent-proxy.target";
+    private static final String SILENCE_SUBSCRIBERS = "delayed-jobs.test.silent-proxy.silence-subscribers";
+    private static final String SILENCE_ALL = "delayed-jobs.test.silent-proxy.silence-all";
     private static final String SUBSCRIBERS = "delayed-jobs.test.silent-proxy.subscribers";
 
     private final List<Link> links = new CopyOnWriteArrayList<>();
@@ -34,22 +37,31 @@ public final class SilentProxy {
     private SilentProxy() {
     }
 
-    /** The URL of the proxy in front of the Redis server at {@code target}, started on first use. */
+    /** The URL of the proxy in front of the Redis server at {@code target}, started on first use; one per JVM. */
     public static synchronized String url(String target) {
         String url = System.getProperty(URL);
         if (url == null) {
             SilentProxy proxy = new SilentProxy();
             url = "redis://127.0.0.1:" + proxy.start(URI.create(target));
-            System.getProperties().put(SILENCE, (Runnable) proxy::silence);
+            System.getProperties().put(SILENCE_SUBSCRIBERS, (Runnable) () -> proxy.silence(true));
+            System.getProperties().put(SILENCE_ALL, (Runnable) () -> proxy.silence(false));
             System.getProperties().put(SUBSCRIBERS, (IntSupplier) proxy.subscribers::get);
+            System.setProperty(TARGET, target);
             System.setProperty(URL, url);
+        } else if (!System.getProperty(TARGET).equals(target)) {
+            throw new IllegalStateException("The proxy already stands in front of " + System.getProperty(TARGET));
         }
         return url;
     }
 
-    /** Silences the pub/sub connections open now; those opened later deliver. */
+    /** Silences the pub/sub connections open now. */
     public static void silenceSubscribers() {
-        ((Runnable) System.getProperties().get(SILENCE)).run();
+        ((Runnable) System.getProperties().get(SILENCE_SUBSCRIBERS)).run();
+    }
+
+    /** Silences every connection open now. */
+    public static void silenceAll() {
+        ((Runnable) System.getProperties().get(SILENCE_ALL)).run();
     }
 
     /** The connections that subscribed through the proxy so far. */
@@ -82,8 +94,8 @@ public final class SilentProxy {
         }
     }
 
-    private void silence() {
-        links.stream().filter(link -> link.subscriber).forEach(link -> link.silent = true);
+    private void silence(boolean subscribersOnly) {
+        links.stream().filter(link -> link.subscriber || !subscribersOnly).forEach(link -> link.silent = true);
     }
 
     /**

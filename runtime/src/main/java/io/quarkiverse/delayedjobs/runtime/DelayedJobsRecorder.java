@@ -13,8 +13,10 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import io.quarkiverse.delayedjobs.MisfirePolicy;
 import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
+import io.quarkiverse.delayedjobs.runtime.redis.RedisClientOptions;
 import io.quarkus.arc.SyntheticCreationalContext;
 import io.quarkus.redis.client.RedisClientName;
+import io.quarkus.redis.runtime.client.config.RedisConfig;
 import io.quarkus.runtime.RuntimeValue;
 import io.quarkus.runtime.annotations.Recorder;
 import io.vertx.core.Vertx;
@@ -34,8 +36,10 @@ public class DelayedJobsRecorder {
         return context -> {
             Redis redis = redisClientName == null ? context.getInjectedReference(Redis.class)
                     : context.getInjectedReference(Redis.class, RedisClientName.Literal.of(redisClientName));
-            return new JobStore(redis, context.getInjectedReference(Vertx.class), config.getValue(),
-                    isCluster(redisClientName));
+            RedisClientOptions options = context.getInjectedReference(RedisClientOptions.class);
+            String name = redisClientName == null ? RedisConfig.DEFAULT_CLIENT_NAME : redisClientName;
+            return new JobStore(redis, () -> options.copyOf(name), context.getInjectedReference(Vertx.class),
+                    config.getValue(), isCluster(redisClientName));
         };
     }
 

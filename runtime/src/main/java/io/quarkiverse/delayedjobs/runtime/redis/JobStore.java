@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 import io.quarkiverse.delayedjobs.DelayedJobsException;
 import io.quarkiverse.delayedjobs.JobInfo;
@@ -22,14 +23,17 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisOptions;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 
 /**
  * Every Redis operation of the job protocol: one script call per operation, on the shard of the job.
  * Scripts run by SHA; a node that answers NOSCRIPT (a restarted node, another cluster node) gets the text once.
+ * The calls go on a connection of the store's own ({@link SharedConnection}); the configured Quarkus client serves the
+ * wake-channel subscription.
  */
-public class JobStore {
+public class JobStore implements AutoCloseable {
 
     /**
      * The most jobs, acknowledgements or leases one script call carries for a shard ({@code MOST_PER_SHARD} in
@@ -42,6 +46,8 @@ public class JobStore {
     private final DelayedJobsRuntimeConfig config;
     private final ConcurrentMap<String, Future<QueueKeys>> queues = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, ScheduleBatches> scheduleBatches = new ConcurrentHashMap<>();
+    /** Set by a stop: no scheduled job waits for others any more, in any queue. */
+    private volatile boolean lingerStopped;
     private final Vertx vertx;
     /**
      * The clock reading of the claim answered last; used only when one Redis server holds every shard (not a
@@ -51,8 +57,12 @@ public class JobStore {
     /** Whether the shards live on several servers, whose clocks differ and which no one script call reaches. */
     private final boolean cluster;
 
-    /** {@code cluster}: the shards live on several servers, whose clocks differ. */
-    public JobStore(Redis redis, Vertx vertx, DelayedJobsRuntimeConfig config, boolean cluster) {
+    /**
+     * {@code redis}: the configured Quarkus client; {@code options}: copies of its options, for the store's own
+     * clients; {@code cluster}: the shards live on several servers, whose clocks differ.
+     */
+    public JobStore(Redis redis, Supplier<RedisOptions> options, Vertx vertx, DelayedJobsRuntimeConfig config,
+            boolean cluster) {
         if (config.keyPrefix().isBlank() || config.keyPrefix().contains("{") || config.keyPrefix().contains("}")) {
             throw new IllegalArgumentException(
                     "quarkus.delayed-jobs.key-prefix must be non-blank and contain no braces, was '" + config.keyPrefix()
@@ -64,13 +74,20 @@ public class JobStore {
         }
         this.redis = redis;
         this.vertx = vertx;
-        this.connection = new SharedConnection(redis, vertx, config.redisTimeout().toMillis());
+        this.connection = new SharedConnection(() -> Redis.createClient(vertx, options.get()), vertx,
+                config.redisTimeout().toMillis());
         this.config = config;
         this.cluster = cluster;
     }
 
     public Redis redis() {
         return redis;
+    }
+
+    /** Closes the store's own connection, when the application stops. */
+    @Override
+    public void close() {
+        connection.close();
     }
 
     public DelayedJobsRuntimeConfig config() {
@@ -139,6 +156,9 @@ public class JobStore {
         return queue(queue).compose(k -> {
             ScheduleBatches batches = scheduleBatches.computeIfAbsent(queue, q -> new ScheduleBatches(this, vertx, k,
                     QueueSettings.of(config, q).scheduleLinger().toMillis(), !cluster));
+            if (lingerStopped) {
+                batches.stopLingering(); // a queue first used after the stop, or made while it flushed
+            }
             return batches.add(k.shardOf(id), new ScheduleBatches.Job(id, payload, dueOrDelayMs, relative,
                     onConflict.name(), QueueKeys.bucketOf(id)));
         });
@@ -146,6 +166,7 @@ public class JobStore {
 
     /** Sends the jobs waiting for their schedule linger at once, and lets no job wait from now on (a stop). */
     public void flushLingeringSchedules() {
+        lingerStopped = true;
         scheduleBatches.values().forEach(ScheduleBatches::stopLingering);
     }
 

@@ -1,7 +1,7 @@
 package io.quarkiverse.delayedjobs.runtime.redis;
 
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -12,75 +12,118 @@ import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 
 /**
- * One connection taken from the Redis client and kept, on which every call of the job protocol is pipelined.
- * Borrowing a pooled connection per call would cap the calls in flight at the pool size and fail the rest once the
- * pool's wait queue is full; Redis runs commands one at a time anyway. A broken connection is replaced on the next
- * call, and so is one on which a call went unanswered for {@code redis-timeout}.
+ * One connection on which every call of the job protocol is pipelined. Borrowing a pooled connection per call would
+ * cap the calls in flight at the pool size and fail the rest once the pool's wait queue is full; Redis runs commands
+ * one at a time anyway.
+ * <p>
+ * Each connection comes from a Redis client of its own, made by {@code clients} with the options of the configured
+ * Quarkus client. A broken connection is replaced on the next call, and so is one on which a call went unanswered for
+ * {@code redis-timeout}: its client is closed, which closes the socket even when the network dropped it silently. (A
+ * pooled connection only goes back to its pool when closed, and the next connect would get the same dead socket.)
  */
 final class SharedConnection {
 
-    private final Redis redis;
+    /** A client and the one connection it opens. */
+    private static final class Link {
+        final Redis client;
+        final Future<RedisConnection> connection;
+        /** A call on it went unanswered: the calls still on it fail the same way, not as a closed connection. */
+        volatile boolean unanswered;
+
+        Link(Redis client, Future<RedisConnection> connection) {
+            this.client = client;
+            this.connection = connection;
+        }
+    }
+
+    private final Supplier<Redis> clients;
     private final Vertx vertx;
     private final long timeoutMs;
-    private final AtomicReference<Future<RedisConnection>> current = new AtomicReference<>();
+    private Link current;
+    private boolean closed;
 
-    SharedConnection(Redis redis, Vertx vertx, long timeoutMs) {
-        this.redis = redis;
+    SharedConnection(Supplier<Redis> clients, Vertx vertx, long timeoutMs) {
+        this.clients = clients;
         this.vertx = vertx;
         this.timeoutMs = timeoutMs;
     }
 
+    /** Sends a request; it fails after {@code redis-timeout} without an answer, connecting included. */
     Future<Response> send(Request request) {
-        return connection().compose(conn -> {
-            Promise<Response> answer = Promise.promise();
-            long timer = vertx.setTimer(timeoutMs, id -> {
-                if (answer.tryFail(new TimeoutException("Redis did not answer within " + timeoutMs + " ms"))) {
-                    // The answers still due on this connection would no longer match their calls: drop it.
-                    drop(conn);
-                }
-            });
-            conn.send(request).onComplete(ar -> {
-                vertx.cancelTimer(timer);
-                if (ar.succeeded()) {
-                    answer.tryComplete(ar.result());
-                } else {
-                    answer.tryFail(ar.cause());
-                }
-            });
-            return answer.future();
-        });
-    }
-
-    private void drop(RedisConnection conn) {
-        Future<RedisConnection> kept = current.get();
-        if (kept != null && kept.succeeded() && kept.result() == conn) {
-            current.compareAndSet(kept, null);
+        Link link;
+        try {
+            link = link();
+        } catch (RuntimeException e) {
+            return Future.failedFuture(e); // no client to make (an inactive Quarkus client)
         }
-        conn.close();
-    }
-
-    private Future<RedisConnection> connection() {
-        Future<RedisConnection> existing = current.get();
-        if (existing != null) {
-            return existing;
+        if (link == null) {
+            return Future.failedFuture("The delayed-jobs connection to Redis is closed");
         }
-        Promise<RedisConnection> promise = Promise.promise();
-        Future<RedisConnection> created = promise.future();
-        if (!current.compareAndSet(null, created)) {
-            // Another caller is connecting: read its future once, since a failed connect clears it at any moment.
-            Future<RedisConnection> theirs = current.get();
-            return theirs != null ? theirs : connection();
-        }
-        redis.connect().onComplete(ar -> {
-            if (ar.succeeded()) {
-                RedisConnection conn = ar.result();
-                conn.exceptionHandler(e -> current.compareAndSet(created, null));
-                conn.endHandler(v -> current.compareAndSet(created, null));
-            } else {
-                current.compareAndSet(created, null);
+        Promise<Response> answer = Promise.promise();
+        long timer = vertx.setTimer(timeoutMs, id -> {
+            if (!answer.future().isComplete()) {
+                // The answers still due on this connection would no longer match their calls: it goes, before the
+                // caller hears of it and calls again.
+                link.unanswered = true;
+                drop(link);
+                answer.tryFail(unanswered());
             }
-            promise.handle(ar);
         });
-        return created;
+        link.connection.compose(conn -> conn.send(request)).onComplete(ar -> {
+            vertx.cancelTimer(timer);
+            if (ar.succeeded()) {
+                answer.tryComplete(ar.result());
+            } else {
+                answer.tryFail(link.unanswered ? unanswered() : ar.cause());
+            }
+        });
+        return answer.future();
+    }
+
+    private TimeoutException unanswered() {
+        return new TimeoutException("Redis did not answer within " + timeoutMs + " ms");
+    }
+
+    /** The link in use, or a new one connecting; null once closed. */
+    private synchronized Link link() {
+        if (current == null && !closed) {
+            Redis client = clients.get();
+            Promise<RedisConnection> connected = Promise.promise();
+            Link link = new Link(client, connected.future());
+            current = link;
+            client.connect().onComplete(ar -> {
+                if (ar.succeeded()) {
+                    ar.result().exceptionHandler(e -> drop(link));
+                    ar.result().endHandler(v -> drop(link));
+                } else {
+                    drop(link);
+                }
+                connected.handle(ar);
+            });
+        }
+        return current;
+    }
+
+    /** Closes the link's client, and with it its connection, unless another link replaced it already. */
+    private void drop(Link link) {
+        synchronized (this) {
+            if (current != link) {
+                return;
+            }
+            current = null;
+        }
+        link.client.close();
+    }
+
+    /** Closes the connection; calls fail from now on. */
+    void close() {
+        Link link;
+        synchronized (this) {
+            closed = true;
+            link = current;
+        }
+        if (link != null) {
+            drop(link);
+        }
     }
 }

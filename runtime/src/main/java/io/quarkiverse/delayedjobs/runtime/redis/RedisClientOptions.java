@@ -1,0 +1,38 @@
+package io.quarkiverse.delayedjobs.runtime.redis;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import jakarta.inject.Singleton;
+
+import io.quarkus.redis.client.RedisOptionsCustomizer;
+import io.vertx.redis.client.RedisOptions;
+
+/**
+ * Keeps the options Quarkus builds for each Redis client it creates (hosts, credentials, TLS, client type), so that the
+ * engine can open a client of its own with them: one it can close with its connection when Redis stops answering.
+ * Quarkus hands every customizer the finished options object just before it creates the client; this keeps a
+ * reference and copies it only when asked, so that customizers running after this one are counted too.
+ */
+@Singleton
+public class RedisClientOptions implements RedisOptionsCustomizer {
+
+    private final Map<String, RedisOptions> byClient = new ConcurrentHashMap<>();
+
+    @Override
+    public void customize(String clientName, RedisOptions options) {
+        byClient.put(clientName, options);
+    }
+
+    /**
+     * A copy of the options of the named client. Quarkus creates the clients at startup, those that are active: a
+     * client without hosts has none.
+     */
+    public RedisOptions copyOf(String clientName) {
+        RedisOptions options = byClient.get(clientName);
+        if (options == null) {
+            throw new IllegalStateException("The Redis client '" + clientName + "' is not active (are its hosts set?)");
+        }
+        return new RedisOptions(options);
+    }
+}
