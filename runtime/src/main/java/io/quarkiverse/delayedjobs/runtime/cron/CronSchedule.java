@@ -6,8 +6,10 @@ import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
 import java.time.zone.ZoneOffsetTransition;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 import com.cronutils.model.Cron;
 import com.cronutils.model.CronType;
@@ -29,6 +31,8 @@ public final class CronSchedule {
     private static final CronParser UNIX = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.UNIX));
     private static final CronParser QUARTZ = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.QUARTZ));
     private static final CronParser SPRING = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.SPRING53));
+    /** {@code SUN} as the first day of a day-of-week range, at the start of the field or after a comma. */
+    private static final Pattern SUNDAY_FIRST = Pattern.compile("(?i)(^|,)SUN-");
     /** Bounds the search for the next instant; a schedule matching no time for this many candidates has none. */
     private static final int MAX_CANDIDATES = 100_000;
 
@@ -73,7 +77,7 @@ public final class CronSchedule {
         int fields = expression.trim().split("\\s+").length;
         try {
             if (fields == 5) {
-                return UNIX.parse(expression).validate();
+                return UNIX.parse(sundayFirst(expression)).validate();
             }
             if (fields == 6 || fields == 7) {
                 try {
@@ -92,6 +96,16 @@ public final class CronSchedule {
         }
         throw new IllegalArgumentException("cron must have 5 (Unix) or 6 or 7 (Quartz) fields, '" + expression
                 + "' has " + fields);
+    }
+
+    /**
+     * Unix cron numbers Sunday 0 or 7, and the parser reads {@code SUN} as 7, which refuses ranges that start with it
+     * ({@code SUN-THU}): as the first day of a range, Sunday is 0.
+     */
+    private static String sundayFirst(String expression) {
+        String[] fields = expression.trim().split("\\s+");
+        fields[4] = SUNDAY_FIRST.matcher(fields[4]).replaceAll("$10-");
+        return String.join(" ", fields);
     }
 
     public static ZoneId zone(String zone) {
@@ -120,12 +134,13 @@ public final class CronSchedule {
 
     /** The first occurrence strictly after {@code after}; empty when the schedule has ended (a year-limited one). */
     public Optional<Instant> next(Instant after) {
-        LocalDateTime local = LocalDateTime.ofInstant(after, zone);
+        // Whole seconds: the cron library keeps the fraction of the time it starts from in every-second schedules.
+        LocalDateTime local = LocalDateTime.ofInstant(after, zone).truncatedTo(ChronoUnit.SECONDS);
         // A wall-clock time in a gap just before 'after' fires shifted forward, possibly after 'after': look back.
         ZoneOffsetTransition transition = zone.getRules().previousTransition(after.plusNanos(1));
         if (transition != null && transition.isGap()
                 && !transition.getInstant().isBefore(after.minus(transition.getDuration()))) {
-            local = transition.getDateTimeBefore().minusNanos(1);
+            local = transition.getDateTimeBefore().minusSeconds(1);
         }
         for (int i = 0; i < MAX_CANDIDATES; i++) {
             Optional<ZonedDateTime> candidate = executionTime.nextExecution(local.atZone(ZoneOffset.UTC));
@@ -143,7 +158,8 @@ public final class CronSchedule {
 
     /** The latest occurrence at or before {@code atOrBefore}, if any. */
     public Optional<Instant> previous(Instant atOrBefore) {
-        LocalDateTime local = LocalDateTime.ofInstant(atOrBefore, zone).plusNanos(1);
+        // The candidates come before this whole second, which follows the one of 'atOrBefore'.
+        LocalDateTime local = LocalDateTime.ofInstant(atOrBefore, zone).truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
         // In the second pass of an overlap, later wall-clock times of the first pass fired before 'atOrBefore'.
         ZoneOffsetTransition transition = zone.getRules().previousTransition(atOrBefore.plusNanos(1));
         if (transition != null && transition.isOverlap()
@@ -169,9 +185,15 @@ public final class CronSchedule {
         return misfire.name() + "|" + zone.getId() + "|" + expression;
     }
 
+    /**
+     * Reads a stored schedule back. Unlike {@link #of}, it accepts a schedule that has ended: a worker may claim its
+     * last occurrence after it passed.
+     */
     public static CronSchedule decode(String encoded) {
         int a = encoded.indexOf('|');
         int b = encoded.indexOf('|', a + 1);
-        return of(encoded.substring(b + 1), encoded.substring(a + 1, b), MisfirePolicy.valueOf(encoded.substring(0, a)));
+        String expression = encoded.substring(b + 1);
+        return new CronSchedule(expression, zone(encoded.substring(a + 1, b)),
+                MisfirePolicy.valueOf(encoded.substring(0, a)), ExecutionTime.forCron(parseSyntax(expression)));
     }
 }

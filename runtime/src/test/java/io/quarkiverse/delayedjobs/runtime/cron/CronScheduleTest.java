@@ -134,4 +134,44 @@ class CronScheduleTest {
         CronSchedule back = CronSchedule.decode(schedule.encode());
         assertEquals(schedule.encode(), back.encode());
     }
+
+    @Test
+    void aStoredScheduleThatEndedStillReadsBack() {
+        // Its last occurrence may be claimed after it passed.
+        CronSchedule ended = CronSchedule.decode("FIRE_ONCE|UTC|0 0 3 1 1 ? 2025");
+        assertEquals(Optional.of(at("2025-01-01T03:00Z")), ended.previous(at("2025-06-01T00:00Z")));
+        assertEquals(Optional.empty(), ended.next(at("2025-01-01T03:00Z")));
+    }
+
+    @Test
+    void everySecondSchedulesFireOnWholeSeconds() {
+        CronSchedule everySecond = CronSchedule.of("* * * * * ?", "UTC", MisfirePolicy.FIRE_ONCE);
+        assertEquals(Optional.of(at("2026-01-01T10:00:01Z")), everySecond.next(at("2026-01-01T10:00:00.456Z")));
+        assertEquals(Optional.of(at("2026-01-01T10:00:00Z")), everySecond.previous(at("2026-01-01T10:00:00.456Z")));
+        CronSchedule everyFifth = CronSchedule.of("0/5 * * * * ?", "UTC", MisfirePolicy.FIRE_ONCE);
+        assertEquals(Optional.of(at("2026-01-01T10:00:05Z")), everyFifth.next(at("2026-01-01T10:00:00.456Z")));
+    }
+
+    @Test
+    void parisSpringForwardEverySecondFiresEachInstantOnceOnWholeSeconds() {
+        CronSchedule everySecond = CronSchedule.of("* * * * * ?", "Europe/Paris", MisfirePolicy.FIRE_ONCE);
+        assertEquals(instants("2026-03-29T01:59:59+01:00", "2026-03-29T03:00+02:00", "2026-03-29T03:00:01+02:00",
+                "2026-03-29T03:00:02+02:00"),
+                occurrences(everySecond, "2026-03-29T01:59:58+01:00", "2026-03-29T03:00:02+02:00"));
+        // From within the first second after the gap, as a worker re-arms an occurrence it claimed there.
+        assertEquals(Optional.of(at("2026-03-29T03:00:01+02:00")),
+                everySecond.next(at("2026-03-29T03:00:00.500+02:00")));
+    }
+
+    @Test
+    void unixDayOfWeekRangesMayStartOnSunday() {
+        CronSchedule workWeek = CronSchedule.of("0 9 * * SUN-THU", "UTC", MisfirePolicy.FIRE_ONCE);
+        // 2026-11-22 is a Sunday.
+        assertEquals(instants("2026-11-22T09:00Z", "2026-11-23T09:00Z", "2026-11-24T09:00Z", "2026-11-25T09:00Z",
+                "2026-11-26T09:00Z", "2026-11-29T09:00Z"),
+                occurrences(workWeek, "2026-11-21T00:00Z", "2026-11-29T12:00Z"));
+        CronSchedule weekend = CronSchedule.of("0 9 * * MON,SUN-SUN,SAT", "UTC", MisfirePolicy.FIRE_ONCE);
+        assertEquals(instants("2026-11-21T09:00Z", "2026-11-22T09:00Z", "2026-11-23T09:00Z"),
+                occurrences(weekend, "2026-11-21T00:00Z", "2026-11-23T12:00Z"));
+    }
 }
