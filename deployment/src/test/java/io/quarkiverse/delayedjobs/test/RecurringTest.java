@@ -47,6 +47,7 @@ public class RecurringTest {
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "recurring")
             .overrideConfigKey("quarkus.delayed-jobs.catch-up-limit", "2")
             .overrideConfigKey("quarkus.delayed-jobs.queues.retried.backoff.initial", "100ms")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.last.max-attempts", "1")
             .overrideConfigKey("ticker.cron", "* * * * * ?");
 
     static final Map<String, List<JobContext>> deliveries = new ConcurrentHashMap<>();
@@ -91,6 +92,11 @@ public class RecurringTest {
             record(context);
         }
 
+        @Delayed("last")
+        void last(JobContext context) {
+            throw new IllegalStateException("the last occurrence fails");
+        }
+
         @Delayed("retried")
         void retried(JobContext context) {
             record(context);
@@ -127,6 +133,22 @@ public class RecurringTest {
 
         assertTrue(scheduler.cancel("reports", "report:7"));
         assertEquals(Optional.empty(), scheduler.find("reports", "report:7"));
+    }
+
+    @Test
+    void theLastOccurrenceOfAnEndedScheduleGoesToTheDeadLettersOnceGivenUp() {
+        ZonedDateTime at = ZonedDateTime.now(ZoneOffset.UTC).plusSeconds(2).truncatedTo(ChronoUnit.SECONDS);
+        String cron = at.getSecond() + " " + at.getMinute() + " " + at.getHour() + " " + at.getDayOfMonth() + " "
+                + at.getMonthValue() + " ? " + at.getYear();
+        assertEquals(ScheduleResult.CREATED, scheduler.recurring("last", "once", cron, ZoneOffset.UTC, "p"));
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> !scheduler.deadLetters("last", 10).isEmpty());
+        JobInfo dead = scheduler.deadLetters("last", 10).get(0);
+        assertEquals("once", dead.id());
+        assertEquals(JobInfo.State.DEAD, dead.state());
+        assertEquals(cron, dead.cron());
+        assertEquals(at.toInstant(), dead.dueAt());
+        assertTrue(dead.lastError().contains("the last occurrence fails"), dead.lastError());
     }
 
     @Test
