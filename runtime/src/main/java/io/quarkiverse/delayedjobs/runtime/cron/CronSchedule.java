@@ -142,18 +142,30 @@ public final class CronSchedule {
                 && !transition.getInstant().isBefore(after.minus(transition.getDuration()))) {
             local = transition.getDateTimeBefore().minusSeconds(1);
         }
+        // Wall-clock times come in order, and so do their instants, except that a time in a gap shifts forward past
+        // the real times just after the gap when the gap is shorter than the shift (30 minutes in Australia/Lord_Howe):
+        // after a shifted time, the times up to where it shifted to are looked at too.
+        Instant best = null;
+        LocalDateTime shiftedTo = null;
         for (int i = 0; i < MAX_CANDIDATES; i++) {
             Optional<ZonedDateTime> candidate = executionTime.nextExecution(local.atZone(ZoneOffset.UTC));
             if (candidate.isEmpty()) {
                 break;
             }
             local = candidate.get().toLocalDateTime();
+            if (shiftedTo != null && !local.isBefore(shiftedTo)) {
+                break;
+            }
             Instant at = ZonedDateTime.ofLocal(local, zone, null).toInstant();
-            if (at.isAfter(after)) {
-                return Optional.of(at);
+            if (at.isAfter(after) && (best == null || at.isBefore(best))) {
+                best = at;
+                shiftedTo = LocalDateTime.ofInstant(at, zone);
+                if (shiftedTo.equals(local)) {
+                    break; // a real wall-clock time: the later ones fire later
+                }
             }
         }
-        return Optional.empty();
+        return Optional.ofNullable(best);
     }
 
     /** The latest occurrence at or before {@code atOrBefore}, if any. */
@@ -166,18 +178,34 @@ public final class CronSchedule {
                 && atOrBefore.isBefore(transition.getInstant().plus(transition.getDuration().abs()))) {
             local = transition.getDateTimeBefore();
         }
+        // Going back, a time in a gap shifts forward past the real times just after the gap when the gap is shorter
+        // than the shift: once a time just after a gap is found, the times of that gap are looked at too.
+        Instant best = null;
+        LocalDateTime lookBackTo = null;
         for (int i = 0; i < MAX_CANDIDATES; i++) {
             Optional<ZonedDateTime> candidate = executionTime.lastExecution(local.atZone(ZoneOffset.UTC));
             if (candidate.isEmpty()) {
-                return Optional.empty();
+                break;
             }
             local = candidate.get().toLocalDateTime();
+            if (best != null && local.isBefore(lookBackTo)) {
+                break;
+            }
             Instant at = ZonedDateTime.ofLocal(local, zone, null).toInstant();
-            if (!at.isAfter(atOrBefore)) {
-                return Optional.of(at);
+            if (!at.isAfter(atOrBefore) && (best == null || at.isAfter(best))) {
+                boolean first = best == null;
+                best = at;
+                if (first) {
+                    ZoneOffsetTransition gap = zone.getRules().previousTransition(at.plusNanos(1));
+                    if (gap == null || !gap.isGap() || !LocalDateTime.ofInstant(at, zone)
+                            .isBefore(gap.getDateTimeAfter().plus(gap.getDuration()))) {
+                        break; // no gap whose times could shift past it
+                    }
+                    lookBackTo = gap.getDateTimeBefore();
+                }
             }
         }
-        return Optional.empty();
+        return Optional.ofNullable(best);
     }
 
     /** How the schedule is stored in the {@code cron} hash: {@code misfire|zone|expression}. */

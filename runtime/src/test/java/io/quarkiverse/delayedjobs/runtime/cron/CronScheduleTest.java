@@ -164,6 +164,22 @@ class CronScheduleTest {
     }
 
     @Test
+    void aThirtyMinuteGapFiresEachTimeInTheOrderOfItsInstant() {
+        // Australia/Lord_Howe springs forward from 02:00 (+10:30) to 02:30 (+11:00): 02:00 and 02:20 shift by 30
+        // minutes, and 02:20 shifted comes after the real 02:40.
+        CronSchedule everyTwenty = CronSchedule.of("*/20 * * * *", "Australia/Lord_Howe", MisfirePolicy.FIRE_ONCE);
+        assertEquals(instants("2026-10-04T02:30+11:00", "2026-10-04T02:40+11:00", "2026-10-04T02:50+11:00",
+                "2026-10-04T03:00+11:00", "2026-10-04T03:20+11:00"),
+                occurrences(everyTwenty, "2026-10-04T01:50+10:30", "2026-10-04T03:20+11:00"));
+        assertEquals(Optional.of(at("2026-10-04T02:50+11:00")), everyTwenty.previous(at("2026-10-04T02:55+11:00")));
+        assertEquals(Optional.of(at("2026-10-04T02:40+11:00")), everyTwenty.previous(at("2026-10-04T02:45+11:00")));
+        // Pacific/Chatham springs forward from 02:45 (+12:45) to 03:45 (+13:45): 03:10 shifts to 04:10.
+        CronSchedule chatham = CronSchedule.of("10,50 0-3 * * *", "Pacific/Chatham", MisfirePolicy.CATCH_UP);
+        assertEquals(Optional.of(at("2026-09-27T04:10+13:45")), chatham.previous(at("2026-09-27T04:10+13:45")));
+        assertEquals(Optional.of(at("2026-09-27T03:50+13:45")), chatham.previous(at("2026-09-27T04:00+13:45")));
+    }
+
+    @Test
     void unixDayOfWeekRangesMayStartOnSunday() {
         CronSchedule workWeek = CronSchedule.of("0 9 * * SUN-THU", "UTC", MisfirePolicy.FIRE_ONCE);
         // 2026-11-22 is a Sunday.
