@@ -1,11 +1,14 @@
 package io.quarkiverse.delayedjobs.test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -19,8 +22,10 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.quarkiverse.delayedjobs.DelayedScheduler;
+import io.quarkiverse.delayedjobs.OnConflict;
 import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
 import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkiverse.delayedjobs.runtime.worker.DelayedJobsEngine;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.QuarkusUnitTest;
@@ -59,6 +64,9 @@ public class ScheduleLingerTest {
 
     @Inject
     DelayedJobsEngine engine;
+
+    @Inject
+    JobStore store;
 
     @BeforeEach
     void loadScript() {
@@ -115,6 +123,22 @@ public class ScheduleLingerTest {
         assertTrue(counted >= before - 1, "the delay counts from " + (counted - before) + " ms after the call");
         assertTrue(after - counted >= 90, "the call took " + (after - before) + " ms, the delay counts from "
                 + (counted - before) + " ms after its start: from when the job reached Redis");
+    }
+
+    @Test
+    void aDueTimeTheScriptRefusesFailsOnlyItsOwnJob() throws Exception {
+        // The Java checks let no such due time through: the store is below them, as a producer whose clock lags
+        // Redis's would be at the very end of the range.
+        CompletableFuture<JobStore.Scheduled> neighbour = store.schedule("lingering", "neighbour", "\"p\"",
+                System.currentTimeMillis() + 60_000, false, OnConflict.KEEP).toCompletionStage().toCompletableFuture();
+        CompletableFuture<JobStore.Scheduled> tooLate = store.schedule("lingering", "too-late", "\"p\"",
+                253_402_300_800_000L, false, OnConflict.KEEP).toCompletionStage().toCompletableFuture();
+
+        // Both waited for the linger and went in one call, which the script refused as a whole.
+        assertEquals(ScheduleResult.CREATED, neighbour.get(10, TimeUnit.SECONDS).result());
+        ExecutionException refused = assertThrows(ExecutionException.class, () -> tooLate.get(10, TimeUnit.SECONDS));
+        assertTrue(refused.getCause().getMessage().contains("ERR due must"), refused.getCause().getMessage());
+        assertEquals(Optional.empty(), scheduler.find("lingering", "too-late"));
     }
 
     @Test
