@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
+import java.util.function.LongConsumer;
 
 /**
  * A TCP proxy in front of a {@code redis-server} that can make the connections open through it go silent: Redis still
@@ -30,9 +31,11 @@ public final class SilentProxy {
     private static final String SILENCE_SUBSCRIBERS = "delayed-jobs.test.silent-proxy.silence-subscribers";
     private static final String SILENCE_ALL = "delayed-jobs.test.silent-proxy.silence-all";
     private static final String SUBSCRIBERS = "delayed-jobs.test.silent-proxy.subscribers";
+    private static final String DELAY = "delayed-jobs.test.silent-proxy.delay";
 
     private final List<Link> links = new CopyOnWriteArrayList<>();
     private final AtomicInteger subscribers = new AtomicInteger();
+    private volatile long replyDelayMs;
 
     private SilentProxy() {
     }
@@ -46,6 +49,7 @@ public final class SilentProxy {
             System.getProperties().put(SILENCE_SUBSCRIBERS, (Runnable) () -> proxy.silence(true));
             System.getProperties().put(SILENCE_ALL, (Runnable) () -> proxy.silence(false));
             System.getProperties().put(SUBSCRIBERS, (IntSupplier) proxy.subscribers::get);
+            System.getProperties().put(DELAY, (LongConsumer) ms -> proxy.replyDelayMs = ms);
             System.setProperty(TARGET, target);
             System.setProperty(URL, url);
         } else if (!System.getProperty(TARGET).equals(target)) {
@@ -62,6 +66,11 @@ public final class SilentProxy {
     /** Silences every connection open now. */
     public static void silenceAll() {
         ((Runnable) System.getProperties().get(SILENCE_ALL)).run();
+    }
+
+    /** Holds back what Redis sends by this much from now on, on every connection: a slow network. 0 ends it. */
+    public static void delayReplies(long ms) {
+        ((LongConsumer) System.getProperties().get(DELAY)).accept(ms);
     }
 
     /** The connections that subscribed through the proxy so far. */
@@ -113,12 +122,17 @@ public final class SilentProxy {
                         link.subscriber = true;
                         subscribers.incrementAndGet();
                     }
+                    if (!fromClient && replyDelayMs > 0) {
+                        Thread.sleep(replyDelayMs); // the latency of a slow network, not a wait for anything
+                    }
                     if (fromClient || !link.silent) {
                         out.write(buffer, 0, n);
                     }
                 }
             } catch (IOException e) {
                 // the other direction, or either end, closed the link
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             } finally {
                 link.close();
                 links.remove(link);

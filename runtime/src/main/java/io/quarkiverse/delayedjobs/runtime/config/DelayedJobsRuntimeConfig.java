@@ -58,11 +58,12 @@ public interface DelayedJobsRuntimeConfig {
     Duration shutdownTimeout();
 
     /**
-     * The longest a call to Redis may go unanswered, connecting included. Past it the call fails (the operation
-     * raises a {@code DelayedJobsException}, a worker tries again a second later) and its connection is replaced: a
-     * Redis that stops answering without closing the connection, behind a network cut say, would otherwise hold
-     * producers and workers for ever. A call that timed out may still be carried out once Redis goes on: repeat it by
-     * the job's id.
+     * The longest a call to Redis may go unanswered, time spent waiting for a connection included. Past it the call
+     * fails (the operation raises a {@code DelayedJobsException}, a worker tries again a second later) and its
+     * connection is replaced: a Redis that stops answering without closing the connection, behind a network cut say,
+     * would otherwise hold producers and workers for ever. Opening a connection takes several round trips: it may take
+     * five times this long before it is given up. A call that timed out may still be carried out once Redis goes on:
+     * repeat it by the job's id.
      */
     @WithDefault("10s")
     Duration redisTimeout();

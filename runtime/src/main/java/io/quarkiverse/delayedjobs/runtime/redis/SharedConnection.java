@@ -36,6 +36,9 @@ final class SharedConnection {
         }
     }
 
+    /** How many times {@code redis-timeout} opening a connection may take: its handshake is several round trips. */
+    private static final int CONNECT_TIMEOUTS = 5;
+
     private final Supplier<Redis> clients;
     private final Vertx vertx;
     private final long timeoutMs;
@@ -48,7 +51,7 @@ final class SharedConnection {
         this.timeoutMs = timeoutMs;
     }
 
-    /** Sends a request; it fails after {@code redis-timeout} without an answer, connecting included. */
+    /** Sends a request; it fails after {@code redis-timeout} without an answer, time spent connecting included. */
     Future<Response> send(Request request) {
         Link link;
         try {
@@ -62,10 +65,13 @@ final class SharedConnection {
         Promise<Response> answer = Promise.promise();
         long timer = vertx.setTimer(timeoutMs, id -> {
             if (!answer.future().isComplete()) {
-                // The answers still due on this connection would no longer match their calls: it goes, before the
-                // caller hears of it and calls again.
-                link.unanswered = true;
-                drop(link);
+                if (link.connection.succeeded()) {
+                    // The answers still due on this connection would no longer match their calls: it goes, before
+                    // the caller hears of it and calls again. (A connection still opening has its own deadline: it
+                    // takes several round trips.)
+                    link.unanswered = true;
+                    drop(link);
+                }
                 answer.tryFail(unanswered());
             }
         });
@@ -84,24 +90,37 @@ final class SharedConnection {
         return new TimeoutException("Redis did not answer within " + timeoutMs + " ms");
     }
 
-    /** The link in use, or a new one connecting; null once closed. */
+    /**
+     * The link in use, or a new one connecting; null once closed. A connection not open within
+     * {@value #CONNECT_TIMEOUTS} times {@code redis-timeout} (a handshake Redis never answers) is given up.
+     */
     private synchronized Link link() {
-        if (current == null && !closed) {
-            Redis client = clients.get();
-            Promise<RedisConnection> connected = Promise.promise();
-            Link link = new Link(client, connected.future());
-            current = link;
-            client.connect().onComplete(ar -> {
-                if (ar.succeeded()) {
-                    ar.result().exceptionHandler(e -> drop(link));
-                    ar.result().endHandler(v -> drop(link));
-                } else {
-                    drop(link);
-                }
-                connected.handle(ar);
-            });
+        if (closed) {
+            return null;
         }
-        return current;
+        if (current != null) {
+            return current;
+        }
+        Redis client = clients.get();
+        Promise<RedisConnection> connected = Promise.promise();
+        Link link = new Link(client, connected.future());
+        current = link;
+        long deadline = vertx.setTimer(CONNECT_TIMEOUTS * timeoutMs, id -> {
+            link.unanswered = true;
+            drop(link); // its connect fails, and with it the calls waiting for it
+        });
+        client.connect().onComplete(ar -> {
+            vertx.cancelTimer(deadline);
+            if (ar.succeeded()) {
+                ar.result().exceptionHandler(e -> drop(link));
+                ar.result().endHandler(v -> drop(link));
+            } else {
+                drop(link);
+            }
+            connected.handle(ar);
+        });
+        // Not 'current': a connect that failed at once has cleared it, and the caller is to see that failure.
+        return link;
     }
 
     /** Closes the link's client, and with it its connection, unless another link replaced it already. */
