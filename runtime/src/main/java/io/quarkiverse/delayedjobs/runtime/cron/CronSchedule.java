@@ -214,14 +214,18 @@ public final class CronSchedule {
     }
 
     /**
-     * Reads a stored schedule back. Unlike {@link #of}, it accepts a schedule that has ended: a worker may claim its
-     * last occurrence after it passed.
+     * Parses an expression as {@link #of} does, but accepts one that has ended ({@link #next} is then empty): a stored
+     * schedule whose last occurrence a worker claims after it passed, or a static one deployed after its year.
      */
+    public static CronSchedule ofAnyTime(String expression, String zone, MisfirePolicy misfire) {
+        return new CronSchedule(expression, zone(zone), misfire, ExecutionTime.forCron(parseSyntax(expression)));
+    }
+
+    /** Reads a stored schedule back (see {@link #ofAnyTime}). */
     public static CronSchedule decode(String encoded) {
         int a = encoded.indexOf('|');
         int b = encoded.indexOf('|', a + 1);
-        String expression = encoded.substring(b + 1);
-        return new CronSchedule(expression, zone(encoded.substring(a + 1, b)),
-                MisfirePolicy.valueOf(encoded.substring(0, a)), ExecutionTime.forCron(parseSyntax(expression)));
+        return ofAnyTime(encoded.substring(b + 1), encoded.substring(a + 1, b),
+                MisfirePolicy.valueOf(encoded.substring(0, a)));
     }
 }

@@ -1,5 +1,6 @@
 package io.quarkiverse.delayedjobs.runtime.worker;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -93,8 +94,14 @@ public class DelayedJobsEngine {
 
     /** Every instance registers the static schedules; the script keeps the armed occurrence when nothing changed. */
     private void registerSchedule(HandlerDefinition handler) throws Exception {
-        CronSchedule schedule = CronSchedule.of(ConfigExpressions.resolve(handler.cron()),
+        CronSchedule schedule = CronSchedule.ofAnyTime(ConfigExpressions.resolve(handler.cron()),
                 handler.timeZone() == null ? null : ConfigExpressions.resolve(handler.timeZone()), handler.misfire());
+        if (schedule.next(Instant.now()).isEmpty()) {
+            // A schedule limited to a year, deployed after it: nothing to arm, and no reason to refuse to start.
+            LOG.infof("The recurring schedule '%s' of %s has ended: nothing is armed", schedule.expression(),
+                    handler.method());
+            return;
+        }
         ScheduleResult result = await(store.recurring(handler.queue(), handler.queue(), "null", schedule)).result();
         LOG.debugf("Recurring schedule '%s' of %s: %s", schedule.encode(), handler.method(), result);
     }
