@@ -20,12 +20,11 @@
 -- The nine keys of the shard a script works on: its KEYS, or each shard's in turn in a claim of several (claim.lua).
 local shardKeys = KEYS
 local BUCKETS = 256
--- The envelope of a running or dead job, 'due|attempts|token|payload', read whole or for its token (and due) alone
+-- The envelope of a running or dead job, 'due|attempts|token|payload', read whole or for its token alone
 -- (checks over many jobs need no copy of their payloads). Patterns, not functions: every call defines this file's
 -- functions again, while constants cost nothing.
 local ENVELOPE = '^(%d+)|(%d+)|([^|]*)|(.*)$'
 local ENVELOPE_TOKEN = '^%d+|%d+|([^|]*)|'
-local ENVELOPE_DUE_TOKEN = '^(%d+)|%d+|([^|]*)|'
 -- From 2^45 ms on (the year 3084) the score is 256 * time alone: a double holds whole numbers exactly up to 2^53.
 local BUCKET_LIMIT = 35184372088832
 -- The latest due time a job may have: 9999-12-31T23:59:59.999Z in ms. Much later ones would overflow the score. A due
@@ -240,7 +239,7 @@ local function dropEnvelope(id, channel, shard)
   if not env then
     return false
   end
-  local _, token = string.match(env, ENVELOPE_DUE_TOKEN)
+  local token = string.match(env, ENVELOPE_TOKEN)
   redis.call('ZREM', shardKeys[4], id)
   if token ~= '' then
     redis.call('PUBLISH', channel, shard .. ':-' .. token)
