@@ -64,8 +64,15 @@ public final class JobArguments {
             throw new IllegalArgumentException(
                     "dueAt must be between " + Instant.EPOCH + " and " + LATEST_DUE + ", was " + dueAt);
         }
-        // Due times are whole ms: a part of one rounds up, so that the job is never due before the time asked for.
-        return dueAt.toEpochMilli() + (dueAt.getNano() % 1_000_000 == 0 ? 0 : 1);
+        return roundedUp(dueAt.toEpochMilli(), dueAt.getNano());
+    }
+
+    /**
+     * Due times are whole ms: a part of one rounds up, so that the job is never due before the time asked for.
+     * {@code nanos} is the nanosecond field of the value {@code millis} was truncated from.
+     */
+    private static long roundedUp(long millis, int nanos) {
+        return millis + (nanos % 1_000_000 == 0 ? 0 : 1);
     }
 
     public static long delay(Duration delay) {
@@ -83,7 +90,7 @@ public final class JobArguments {
                 || delay.getSeconds() == room && now.getNano() + delay.getNano() > LATEST_DUE.getNano()) {
             throw new IllegalArgumentException("delay must end before " + LATEST_DUE + ", was " + delay);
         }
-        return delay.toMillis() + (delay.getNano() % 1_000_000 == 0 ? 0 : 1);
+        return roundedUp(delay.toMillis(), delay.getNano());
     }
 
     public static <T> T notNull(String name, T value) {
