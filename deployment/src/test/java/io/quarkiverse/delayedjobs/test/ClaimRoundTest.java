@@ -1,5 +1,6 @@
 package io.quarkiverse.delayedjobs.test;
 
+import static io.quarkiverse.delayedjobs.test.VertxFutures.get;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
@@ -41,7 +42,7 @@ public class ClaimRoundTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(RedisTestServer.class))
+            .withApplicationRoot(jar -> jar.addClasses(RedisTestServer.class, VertxFutures.class))
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "claim-round");
 
@@ -58,10 +59,6 @@ public class ClaimRoundTest {
 
     @Inject
     RedisDataSource redis;
-
-    static <T> T get(Future<T> future) throws Exception {
-        return future.toCompletionStage().toCompletableFuture().get();
-    }
 
     List<ClaimBatch> round(QueueKeys keys, Map<Integer, List<Ack>> acks, int limit) throws Exception {
         List<ClaimRequest> requests = new ArrayList<>();

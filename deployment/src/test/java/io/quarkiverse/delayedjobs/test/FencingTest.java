@@ -1,5 +1,6 @@
 package io.quarkiverse.delayedjobs.test;
 
+import static io.quarkiverse.delayedjobs.test.VertxFutures.get;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -29,7 +30,6 @@ import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Claimed;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore.RetryOutcome;
 import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
 import io.quarkus.test.QuarkusUnitTest;
-import io.vertx.core.Future;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Request;
 
@@ -42,7 +42,7 @@ public class FencingTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(RedisTestServer.class))
+            .withApplicationRoot(jar -> jar.addClasses(RedisTestServer.class, VertxFutures.class))
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "fencing");
 
@@ -67,10 +67,6 @@ public class FencingTest {
         return store.claim(keys, keys.shardOf(id), 10, 0, 0, withLease(lease), List.of()).toCompletionStage()
                 .toCompletableFuture()
                 .get().jobs();
-    }
-
-    static <T> T get(Future<T> future) throws Exception {
-        return future.toCompletionStage().toCompletableFuture().get();
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.quarkiverse.delayedjobs.test;
 
+import static io.quarkiverse.delayedjobs.test.VertxFutures.get;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -28,7 +29,6 @@ import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
 import io.quarkiverse.delayedjobs.runtime.redis.Script;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.QuarkusUnitTest;
-import io.vertx.core.Future;
 
 /**
  * What the scripts refuse or ignore whoever calls them (the Java engine never sends such calls; producers in other
@@ -39,7 +39,7 @@ public class ScriptGuardsTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(RedisTestServer.class))
+            .withApplicationRoot(jar -> jar.addClasses(RedisTestServer.class, VertxFutures.class))
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "guards");
 
@@ -55,10 +55,6 @@ public class ScriptGuardsTest {
 
     @Inject
     RedisDataSource redis;
-
-    static <T> T get(Future<T> future) throws Exception {
-        return future.toCompletionStage().toCompletableFuture().get();
-    }
 
     static QueueSettings withLease(Duration lease) {
         return new QueueSettings(8, lease, 32, 16, Duration.ZERO, Duration.ZERO, 10, Duration.ofSeconds(1),
