@@ -188,6 +188,25 @@ public class SchedulerOperationsTest {
     }
 
     @Test
+    void schedulesOfOneIdApplyInTheOrderMadeWhileTheQueueIsFirstUsed() {
+        // The first call of a queue checks its shard count; calls made meanwhile, and those made as the check ends,
+        // must still reach Redis in the order they were made.
+        for (int q = 0; q < 40; q++) {
+            String queue = "first-use-" + q;
+            List<Uni<ScheduleResult>> calls = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                calls.add(reactive.schedule(queue, "job-" + (i % 4), i, T1.plusSeconds(i), OnConflict.REPLACE));
+            }
+            List<ScheduleResult> results = Uni.join().all(calls).andFailFast().await().atMost(Duration.ofSeconds(30));
+            for (int i = 0; i < 200; i++) {
+                assertEquals(i < 4 ? ScheduleResult.CREATED : ScheduleResult.REPLACED, results.get(i),
+                        queue + " call " + i);
+            }
+            assertEquals("196", scheduler.find(queue, "job-0").orElseThrow().payload(), queue);
+        }
+    }
+
+    @Test
     void theReactiveSchedulerDoesTheSame() {
         assertEquals(ScheduleResult.CREATED,
                 reactive.schedule(QUEUE, "reactive", "r", T1).await().atMost(Duration.ofSeconds(5)));

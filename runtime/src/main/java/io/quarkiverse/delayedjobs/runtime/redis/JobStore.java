@@ -105,9 +105,13 @@ public class JobStore implements AutoCloseable {
         return keys;
     }
 
+    private QueueKeys keysOf(String queue) {
+        return new QueueKeys(config.keyPrefix(), queue, QueueSettings.of(config, queue).shards());
+    }
+
     private Future<QueueKeys> checkShardCount(String queue) {
         QueueSettings settings = QueueSettings.of(config, queue);
-        QueueKeys keys = new QueueKeys(config.keyPrefix(), queue, settings.shards());
+        QueueKeys keys = keysOf(queue);
         Request set = Request.cmd(Command.SET).arg(keys.shardCountKey()).arg(settings.shards()).arg("NX").arg("GET");
         return connection.send(set).recover(e -> fail("record the shard count of queue '" + queue + "'", e)).map(r -> {
             if (r != null && r.toInteger() != settings.shards()) {
@@ -153,15 +157,15 @@ public class JobStore implements AutoCloseable {
 
     public Future<Scheduled> schedule(String queue, String id, String payload, long dueOrDelayMs, boolean relative,
             OnConflict onConflict) {
-        return queue(queue).compose(k -> {
-            ScheduleBatches batches = scheduleBatches.computeIfAbsent(queue, q -> new ScheduleBatches(this, vertx, k,
-                    QueueSettings.of(config, q).scheduleLinger().toMillis(), !cluster));
-            if (lingerStopped) {
-                batches.stopLingering(); // a queue first used after the stop, or made while it flushed
-            }
-            return batches.add(k.shardOf(id), new ScheduleBatches.Job(id, payload, dueOrDelayMs, relative,
-                    onConflict.name(), QueueKeys.bucketOf(id)));
-        });
+        // The job joins its shard's waiting jobs at once, and the shard count is checked before they are sent, so
+        // that the schedule calls of one id apply in the order they are made, even while a queue's check is under way.
+        ScheduleBatches batches = scheduleBatches.computeIfAbsent(queue, q -> new ScheduleBatches(this, vertx,
+                keysOf(q), QueueSettings.of(config, q).scheduleLinger().toMillis(), !cluster));
+        if (lingerStopped) {
+            batches.stopLingering(); // a queue first used after the stop, or made while it flushed
+        }
+        return batches.add(batches.keys().shardOf(id), new ScheduleBatches.Job(id, payload, dueOrDelayMs, relative,
+                onConflict.name(), QueueKeys.bucketOf(id)));
     }
 
     /** Sends the jobs waiting for their schedule linger at once, and lets no job wait from now on (a stop). */

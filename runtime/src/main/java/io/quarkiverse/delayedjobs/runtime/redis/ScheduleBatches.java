@@ -84,6 +84,10 @@ final class ScheduleBatches {
         }
     }
 
+    QueueKeys keys() {
+        return keys;
+    }
+
     Future<Scheduled> add(int shard, Job job) {
         long linger = lingerMs;
         boolean now = linger == 0 || job.dueSoon();
@@ -204,7 +208,7 @@ final class ScheduleBatches {
     /** One script call: the jobs of one shard, or of several when one server holds them all. */
     private record Call(List<Part> parts) {
 
-        /** Stores the jobs and completes each job's result. */
+        /** Stores the jobs, once the queue's shard count is checked, and completes each job's result. */
         Future<Response> send(JobStore store, QueueKeys keys) {
             List<String> callKeys = new ArrayList<>(9 * parts.size());
             List<Object> args = new ArrayList<>();
@@ -227,28 +231,29 @@ final class ScheduleBatches {
                     jobs.add(job);
                 }
             }
-            return store.run(Script.SCHEDULE, callKeys, args).onComplete(ar -> {
-                if (ar.failed() && jobs.size() > 1 && refusedDue(ar.cause())) {
-                    // One delay ends past the latest due time by the Redis clock, though not by this JVM's when it
-                    // was checked: the script refused the call before writing anything. Each job goes alone, so
-                    // that only that one fails.
-                    for (Part part : parts) {
-                        for (Job job : part.jobs()) {
-                            new Call(List.of(new Part(part.shard(), List.of(job)))).send(store, keys);
+            return store.queue(keys.queue()).compose(checked -> store.run(Script.SCHEDULE, callKeys, args))
+                    .onComplete(ar -> {
+                        if (ar.failed() && jobs.size() > 1 && refusedDue(ar.cause())) {
+                            // One delay ends past the latest due time by the Redis clock, though not by this
+                            // JVM's when it was checked: the script refused the call before writing anything. Each
+                            // job goes alone, so that only that one fails.
+                            for (Part part : parts) {
+                                for (Job job : part.jobs()) {
+                                    new Call(List.of(new Part(part.shard(), List.of(job)))).send(store, keys);
+                                }
+                            }
+                            return;
                         }
-                    }
-                    return;
-                }
-                for (int i = 0; i < jobs.size(); i++) {
-                    if (ar.failed()) {
-                        jobs.get(i).result().fail(ar.cause());
-                    } else {
-                        Response r = ar.result();
-                        jobs.get(i).result().complete(new Scheduled(
-                                ScheduleResult.valueOf(r.get(2 * i).toString()), r.get(2 * i + 1).toLong()));
-                    }
-                }
-            });
+                        for (int i = 0; i < jobs.size(); i++) {
+                            if (ar.failed()) {
+                                jobs.get(i).result().fail(ar.cause());
+                            } else {
+                                Response r = ar.result();
+                                jobs.get(i).result().complete(new Scheduled(
+                                        ScheduleResult.valueOf(r.get(2 * i).toString()), r.get(2 * i + 1).toLong()));
+                            }
+                        }
+                    });
         }
     }
 
