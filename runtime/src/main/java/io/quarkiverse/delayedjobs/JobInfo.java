@@ -21,7 +21,10 @@ public record JobInfo(String queue, String id, State state, Instant dueAt, int a
     public enum State {
         /** Waiting for its due time, or due and not yet claimed. */
         PENDING,
-        /** Claimed by a worker whose lease has not run out. */
+        /**
+         * Claimed by a worker: running, held by its worker until its due time or a free handler, or left behind by a
+         * worker whose lease ran out until another worker claims it again.
+         */
         RUNNING,
         /** Failed too often, or had an unreadable payload; kept in the bounded dead letters. */
         DEAD

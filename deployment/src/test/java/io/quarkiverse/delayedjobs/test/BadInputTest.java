@@ -21,6 +21,8 @@ import io.quarkiverse.delayedjobs.OnConflict;
 import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.QuarkusUnitTest;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 
 /**
  * Each kind of bad input is refused with an IllegalArgumentException naming the argument and the rule, before
@@ -86,6 +88,21 @@ public class BadInputTest {
     }
 
     @Test
+    void idOrPayloadWithAnUnpairedSurrogate() {
+        // UTF-8 cannot encode half a surrogate pair: sent as '?', "order:\uD800" would be the job "order:?" in Redis.
+        refused("id must be valid Unicode text, was 'order:\uD800' with an unpaired surrogate at index 6",
+                () -> scheduler.schedule(QUEUE, "order:\uD800", "x", DUE));
+        refused("id must be valid Unicode text", () -> scheduler.cancel(QUEUE, "order:\uDC00"));
+        refused("id must be valid Unicode text", () -> scheduler.find(QUEUE, "\uD800order"));
+        refused("payload must be valid Unicode text, its JSON has an unpaired surrogate at index 2",
+                () -> scheduler.schedule(QUEUE, ID, "x\uD800y", DUE, OnConflict.REPLACE));
+        // A whole pair is fine.
+        scheduler.schedule(QUEUE, "order:\uD83D\uDE00", "\uD83D\uDE00", DUE);
+        assertEquals("\"\uD83D\uDE00\"", scheduler.find(QUEUE, "order:\uD83D\uDE00").orElseThrow().payload());
+        scheduler.cancel(QUEUE, "order:\uD83D\uDE00");
+    }
+
+    @Test
     void overSizePayloadLeavesTheStoredJobAlone() {
         refused("payload must be at most 1024 bytes as JSON, was 1502 bytes",
                 () -> scheduler.schedule(QUEUE, ID, "x".repeat(1500), DUE, OnConflict.REPLACE));
@@ -95,6 +112,20 @@ public class BadInputTest {
     void unserializablePayload() {
         refused("payload must be serializable as JSON by the application's ObjectMapper",
                 () -> scheduler.schedule(QUEUE, ID, new Object(), DUE, OnConflict.REPLACE));
+    }
+
+    @Test
+    void unserializableJsonObjectOrArrayPayload() {
+        // JsonObject and JsonArray take any value; one that JSON cannot hold fails their encoding.
+        refused("payload must be serializable as JSON",
+                () -> scheduler.schedule(QUEUE, ID, new JsonObject().put("x", new Object()), DUE, OnConflict.REPLACE));
+        refused("payload must be serializable as JSON",
+                () -> scheduler.schedule(QUEUE, ID, new JsonArray().add(new Object()), DUE, OnConflict.REPLACE));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> reactive.schedule(QUEUE, ID, new JsonObject().put("x", new Object()), DUE, OnConflict.REPLACE)
+                        .await().atMost(Duration.ofSeconds(5)));
+        assertTrue(e.getMessage().startsWith("payload must be serializable as JSON"), e.getMessage());
+        assertUnchanged();
     }
 
     @Test

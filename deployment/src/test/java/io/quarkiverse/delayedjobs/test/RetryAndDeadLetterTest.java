@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -30,12 +32,14 @@ public class RetryAndDeadLetterTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Flaky.class, Typed.class, Reading.class, RedisTestServer.class))
+            .withApplicationRoot(jar -> jar.addClasses(Flaky.class, Typed.class, Reading.class, Async.class,
+                    RedisTestServer.class))
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "retry")
             .overrideConfigKey("quarkus.delayed-jobs.queues.flaky.max-attempts", "3")
             .overrideConfigKey("quarkus.delayed-jobs.queues.flaky.backoff.initial", "400ms")
-            .overrideConfigKey("quarkus.delayed-jobs.queues.flaky.backoff.max", "10s");
+            .overrideConfigKey("quarkus.delayed-jobs.queues.flaky.backoff.max", "10s")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.async.max-attempts", "1");
 
     record Attempt(int attempt, Instant at) {
     }
@@ -62,6 +66,16 @@ public class RetryAndDeadLetterTest {
         @Delayed("typed")
         void run(Reading reading) {
             received.add(reading);
+        }
+    }
+
+    static class Async {
+        @Delayed("async")
+        CompletionStage<Void> run() {
+            // A stage derived from another fails with a CompletionException around the error.
+            return CompletableFuture.completedFuture(null).thenRun(() -> {
+                throw new IllegalStateException("mail server down");
+            });
         }
     }
 
@@ -110,6 +124,16 @@ public class RetryAndDeadLetterTest {
         assertTrue(dead.lastError().contains("payload cannot be read as"), dead.lastError());
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.find("typed", "typed:ok").isEmpty());
         assertEquals(List.of(new Reading(21.5)), Typed.received);
+    }
+
+    @Test
+    void theErrorOfAFailedStageIsItsCauseNotTheCompletionExceptionAroundIt() {
+        scheduler.schedule("async", "async:1", null, Duration.ZERO);
+        JobInfo dead = await().atMost(Duration.ofSeconds(10))
+                .until(() -> scheduler.find("async", "async:1").filter(j -> j.state() == JobInfo.State.DEAD),
+                        found -> found.isPresent())
+                .orElseThrow();
+        assertEquals("java.lang.IllegalStateException: mail server down", dead.lastError());
     }
 
     @Test

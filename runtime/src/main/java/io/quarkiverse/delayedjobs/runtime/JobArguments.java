@@ -53,7 +53,31 @@ public final class JobArguments {
             throw new IllegalArgumentException(
                     "id must be at most " + MAX_ID_BYTES + " bytes in UTF-8, was " + bytes + " bytes");
         }
+        int bad = unpairedSurrogate(id);
+        if (bad >= 0) {
+            throw new IllegalArgumentException("id must be valid Unicode text, was '" + id
+                    + "' with an unpaired surrogate at index " + bad);
+        }
         return id;
+    }
+
+    /**
+     * The index of the first char of {@code text} that is half of a surrogate pair without its other half, or -1.
+     * UTF-8 has no encoding for such a char: the client would send '?' in its place, so that two different ids (or
+     * payloads) became the same one in Redis.
+     */
+    public static int unpairedSurrogate(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isSurrogate(c)) {
+                if (!Character.isHighSurrogate(c) || i + 1 == text.length()
+                        || !Character.isLowSurrogate(text.charAt(i + 1))) {
+                    return i;
+                }
+                i++;
+            }
+        }
+        return -1;
     }
 
     public static long dueAt(Instant dueAt) {

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.EncodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
@@ -36,10 +37,13 @@ public class PayloadCodec {
      */
     public String write(Object payload, long maxBytes) {
         String json;
-        if (payload instanceof JsonObject o) {
-            json = o.encode();
-        } else if (payload instanceof JsonArray a) {
-            json = a.encode();
+        if (payload instanceof JsonObject || payload instanceof JsonArray) {
+            // Both take values of any type; one JSON cannot hold fails their encoding.
+            try {
+                json = payload instanceof JsonObject o ? o.encode() : ((JsonArray) payload).encode();
+            } catch (EncodeException e) {
+                throw new IllegalArgumentException("payload must be serializable as JSON: " + e.getMessage(), e);
+            }
         } else {
             try {
                 json = mapper.writeValueAsString(payload);
@@ -47,6 +51,11 @@ public class PayloadCodec {
                 throw new IllegalArgumentException("payload must be serializable as JSON by the application's"
                         + " ObjectMapper: " + e.getOriginalMessage(), e);
             }
+        }
+        int bad = JobArguments.unpairedSurrogate(json);
+        if (bad >= 0) {
+            throw new IllegalArgumentException("payload must be valid Unicode text, its JSON has an unpaired surrogate"
+                    + " at index " + bad);
         }
         // Cheap upper bound first: a UTF-8 byte is never fewer than a third of a UTF-16 char.
         if ((long) json.length() * 3 > maxBytes) {

@@ -101,13 +101,14 @@ public interface DelayedJobsRuntimeConfig {
 
         /**
          * The most dead letters kept per queue. Each shard keeps its share, {@code max-size / shards} (at least one);
-         * when a job dies, the oldest dead letters of its shard beyond that share are removed.
+         * when a job dies, the oldest dead letters of its shard beyond that share are removed. At least 1.
          */
         @WithDefault("10000")
         int maxSize();
 
         /**
-         * How long a dead letter is kept. Older ones are removed a few at a time by the workers of the queue.
+         * How long a dead letter is kept. Older ones are removed a few at a time by the workers of the queue. At least
+         * 1ms.
          */
         @WithDefault("7d")
         Duration retention();

@@ -72,6 +72,15 @@ public class JobStore implements AutoCloseable {
             throw new IllegalArgumentException(
                     "quarkus.delayed-jobs.redis-timeout must be at least 1ms, was " + config.redisTimeout());
         }
+        // A dead letter is pruned as it is written when the retention is not positive: the failed job would be gone.
+        if (config.deadLetter().maxSize() < 1) {
+            throw new IllegalArgumentException(
+                    "quarkus.delayed-jobs.dead-letter.max-size must be at least 1, was " + config.deadLetter().maxSize());
+        }
+        if (config.deadLetter().retention().toMillis() < 1) {
+            throw new IllegalArgumentException("quarkus.delayed-jobs.dead-letter.retention must be at least 1ms, was "
+                    + config.deadLetter().retention());
+        }
         this.redis = redis;
         this.vertx = vertx;
         this.connection = new SharedConnection(() -> Redis.createClient(vertx, options.get()), vertx,

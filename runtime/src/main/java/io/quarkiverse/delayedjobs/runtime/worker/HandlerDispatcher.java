@@ -1,5 +1,6 @@
 package io.quarkiverse.delayedjobs.runtime.worker;
 
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 import io.quarkiverse.delayedjobs.runtime.HandlerDefinition;
@@ -126,7 +127,10 @@ final class HandlerDispatcher {
                 if (failure == null) {
                     done.complete();
                 } else {
-                    done.fail(failure);
+                    // A stage derived from a failed one reports a CompletionException around the handler's error.
+                    done.fail(failure instanceof CompletionException && failure.getCause() != null
+                            ? failure.getCause()
+                            : failure);
                 }
             });
         } else {
