@@ -1,6 +1,7 @@
 package io.quarkiverse.delayedjobs.test;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.Set;
@@ -47,14 +48,17 @@ public class HeartbeatTest {
 
     @Test
     void aSilentSubscriptionIsReplacedOnce() {
-        await().atMost(Duration.ofSeconds(10)).until(() -> SilentProxy.subscribers() == 1);
+        // The application subscribed through the proxy as it started; tests before it may have too (the proxy is the
+        // JVM's): only the subscriptions from now on count.
+        int before = SilentProxy.subscribers();
+        assertTrue(before >= 1, "the application did not subscribe through the proxy");
         SilentProxy.silenceSubscribers();
         // Its wake-up is published on the silent subscription: the worker, idle, does not know of it.
         scheduler.schedule("quiet", "meanwhile", null, Duration.ofMillis(200));
 
-        await().atMost(Duration.ofSeconds(15)).until(() -> SilentProxy.subscribers() == 2);
+        await().atMost(Duration.ofSeconds(15)).until(() -> SilentProxy.subscribers() == before + 1);
         await().atMost(Duration.ofSeconds(5)).until(() -> Quiet.ran.contains("meanwhile"));
         await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(7))
-                .until(() -> SilentProxy.subscribers() == 2);
+                .until(() -> SilentProxy.subscribers() == before + 1);
     }
 }

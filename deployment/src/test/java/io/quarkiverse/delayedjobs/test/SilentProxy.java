@@ -32,10 +32,12 @@ public final class SilentProxy {
     private static final String SILENCE_ALL = "delayed-jobs.test.silent-proxy.silence-all";
     private static final String SUBSCRIBERS = "delayed-jobs.test.silent-proxy.subscribers";
     private static final String DELAY = "delayed-jobs.test.silent-proxy.delay";
+    private static final String COMMAND_DELAY = "delayed-jobs.test.silent-proxy.command-delay";
 
     private final List<Link> links = new CopyOnWriteArrayList<>();
     private final AtomicInteger subscribers = new AtomicInteger();
     private volatile long replyDelayMs;
+    private volatile long commandReplyDelayMs;
 
     private SilentProxy() {
     }
@@ -50,6 +52,7 @@ public final class SilentProxy {
             System.getProperties().put(SILENCE_ALL, (Runnable) () -> proxy.silence(false));
             System.getProperties().put(SUBSCRIBERS, (IntSupplier) proxy.subscribers::get);
             System.getProperties().put(DELAY, (LongConsumer) ms -> proxy.replyDelayMs = ms);
+            System.getProperties().put(COMMAND_DELAY, (LongConsumer) ms -> proxy.commandReplyDelayMs = ms);
             System.setProperty(TARGET, target);
             System.setProperty(URL, url);
         } else if (!System.getProperty(TARGET).equals(target)) {
@@ -71,6 +74,14 @@ public final class SilentProxy {
     /** Holds back what Redis sends by this much from now on, on every connection: a slow network. 0 ends it. */
     public static void delayReplies(long ms) {
         ((LongConsumer) System.getProperties().get(DELAY)).accept(ms);
+    }
+
+    /**
+     * Holds back what Redis sends by this much from now on, on the connections that did not subscribe: a slow
+     * network for calls while the pub/sub connections deliver at once. 0 ends it.
+     */
+    public static void delayCommandReplies(long ms) {
+        ((LongConsumer) System.getProperties().get(COMMAND_DELAY)).accept(ms);
     }
 
     /** The connections that subscribed through the proxy so far. */
@@ -122,8 +133,9 @@ public final class SilentProxy {
                         link.subscriber = true;
                         subscribers.incrementAndGet();
                     }
-                    if (!fromClient && replyDelayMs > 0) {
-                        Thread.sleep(replyDelayMs); // the latency of a slow network, not a wait for anything
+                    long delayMs = fromClient ? 0 : link.subscriber ? replyDelayMs : replyDelayMs + commandReplyDelayMs;
+                    if (delayMs > 0) {
+                        Thread.sleep(delayMs); // the latency of a slow network, not a wait for anything
                     }
                     if (fromClient || !link.silent) {
                         out.write(buffer, 0, n);

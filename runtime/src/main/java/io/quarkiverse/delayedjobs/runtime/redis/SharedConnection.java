@@ -63,9 +63,13 @@ final class SharedConnection {
             return Future.failedFuture("The delayed-jobs connection to Redis is closed");
         }
         Promise<Response> answer = Promise.promise();
+        // A call that waits for the connection to open spends part of its time on the opening, which has a deadline of
+        // its own: timing out, it does not condemn the connection (else, when opening and a call take longer than the
+        // timeout together, every new connection would be dropped by its first call).
+        boolean waitsForOpening = !link.connection.isComplete();
         long timer = vertx.setTimer(timeoutMs, id -> {
             if (!answer.future().isComplete()) {
-                if (link.connection.succeeded()) {
+                if (link.connection.succeeded() && !waitsForOpening) {
                     // The answers still due on this connection would no longer match their calls: it goes, before
                     // the caller hears of it and calls again. (A connection still opening has its own deadline: it
                     // takes several round trips.)

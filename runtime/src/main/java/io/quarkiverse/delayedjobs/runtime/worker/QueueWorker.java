@@ -203,6 +203,13 @@ final class QueueWorker {
     void wakeAll() {
         context.runOnContext(v -> {
             forgetShards();
+            // A claim under way may have read its shard before the news missed meanwhile: its answer must not stand
+            // for this look, so the shard is looked at again once it is back.
+            for (int shard = 0; shard < claiming.length; shard++) {
+                if (claiming[shard]) {
+                    wokenDuringClaim[shard] = UNKNOWN;
+                }
+            }
             nextFullCheck = redisNow() + fullLookMs;
             renew();
             pump();
