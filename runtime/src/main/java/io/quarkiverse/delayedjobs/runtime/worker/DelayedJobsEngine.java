@@ -129,6 +129,7 @@ public class DelayedJobsEngine {
             Future.join(stopped).toCompletionStage().toCompletableFuture()
                     .get(config.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
+            workers.forEach(QueueWorker::abandon);
             LOG.warnf("Delayed-jobs handlers still running after quarkus.delayed-jobs.shutdown-timeout=%s; their jobs"
                     + " run again elsewhere once their lease ends", config.shutdownTimeout());
         } catch (Exception e) {

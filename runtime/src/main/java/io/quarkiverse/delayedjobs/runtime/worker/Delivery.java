@@ -21,12 +21,15 @@ final class Delivery implements JobContext {
     private final AtomicInteger state = new AtomicInteger(CLAIMED);
     private volatile boolean leaseLost;
     private volatile long startedNanos;
+    /** When its lease ends at the latest ({@link System#nanoTime()}), as far as this worker knows it renewed. */
+    private long leaseEndNanos;
     private Long rearmAt;
 
-    Delivery(String queue, int shard, Claimed job) {
+    Delivery(String queue, int shard, Claimed job, long leaseEndNanos) {
         this.queue = queue;
         this.shard = shard;
         this.job = job;
+        this.leaseEndNanos = leaseEndNanos;
     }
 
     int shard() {
@@ -75,6 +78,19 @@ final class Delivery implements JobContext {
 
     void loseLease() {
         leaseLost = true;
+    }
+
+    /**
+     * A renewal succeeded: the lease lasts at least until {@code leaseEndNanos} ({@link System#nanoTime()}). Not the
+     * later of the two ends: a renewal sets the lease from its own time, which may end before a claim-ahead's lease.
+     */
+    void renewed(long leaseEndNanos) {
+        this.leaseEndNanos = leaseEndNanos;
+    }
+
+    /** Whether the lease has ended by {@code nowNanos} with no renewal known to have reached Redis. */
+    boolean leaseEndedBy(long nowNanos) {
+        return nowNanos - leaseEndNanos > 0;
     }
 
     @Override

@@ -430,7 +430,9 @@ final class QueueWorker {
             nextDue[shard] = redisNow() + REDIS_FAILURE_PAUSE_MS;
             wokenDuringClaim[shard] = NOTHING;
         } else {
-            claimed(shard, request.aheadMs(), request.aheadLimit(), ar.result(), sentAt,
+            // The claim's lease, counted from when it was sent: it ends no earlier in Redis.
+            long leaseEndNanos = sentNanos + (request.aheadMs() + settings.lease().toMillis()) * 1_000_000;
+            claimed(shard, request.aheadMs(), request.aheadLimit(), ar.result(), sentAt, leaseEndNanos,
                     revoked == null ? Set.of() : revoked);
         }
         checkDrained();
@@ -477,7 +479,7 @@ final class QueueWorker {
         return target;
     }
 
-    private void claimed(int shard, long aheadMs, int aheadLimit, ClaimBatch batch, long sentAt,
+    private void claimed(int shard, long aheadMs, int aheadLimit, ClaimBatch batch, long sentAt, long leaseEndNanos,
             Set<String> revoked) {
         // Redis ran the script about halfway through the round trip.
         clockOffsetMs = batch.nowMs() - (sentAt + System.currentTimeMillis()) / 2;
@@ -500,7 +502,7 @@ final class QueueWorker {
             if (revoked.contains(job.token())) {
                 continue;
             }
-            Delivery delivery = new Delivery(keys.queue(), shard, job);
+            Delivery delivery = new Delivery(keys.queue(), shard, job, leaseEndNanos);
             if (job.cron() == null) {
                 run(delivery, redisMicros);
                 continue;
@@ -725,6 +727,14 @@ final class QueueWorker {
         if (running.isEmpty()) {
             return;
         }
+        // A lease that ran out with no renewal answered (Redis unreachable, say) may have gone to another worker.
+        long now = System.nanoTime();
+        for (Delivery d : List.copyOf(running.values())) {
+            if (!d.leaseLost() && d.leaseEndedBy(now)) {
+                d.loseLease();
+                dropUnstarted(d, "could not renew its lease in time");
+            }
+        }
         Map<Integer, List<Delivery>> byShard = new LinkedHashMap<>();
         for (Delivery d : running.values()) {
             byShard.computeIfAbsent(d.shard(), s -> new ArrayList<>()).add(d);
@@ -746,6 +756,8 @@ final class QueueWorker {
         for (Delivery d : deliveries) {
             claims.add(new String[] { d.job().id(), d.token() });
         }
+        // Redis runs the renewal after it was sent: the lease it sets ends no earlier than this.
+        long leaseEndNanos = System.nanoTime() + settings.lease().toNanos();
         store.renew(keys, shard, claims, settings.lease()).onComplete(ar -> context.runOnContext(v -> {
             if (ar.failed()) {
                 LOG.warnf(ar.cause(), "Could not renew the leases of queue %s", keys.queue());
@@ -756,6 +768,8 @@ final class QueueWorker {
                 if (lost.contains(d.token())) {
                     d.loseLease();
                     dropUnstarted(d, "lost its claim before it started");
+                } else {
+                    d.renewed(leaseEndNanos);
                 }
             }
         }));
@@ -818,6 +832,14 @@ final class QueueWorker {
             });
         });
         return done.future();
+    }
+
+    /**
+     * The stop gave up waiting for the handlers still running ({@code shutdown-timeout}): their leases are no longer
+     * renewed, so that their jobs run elsewhere once the leases ran out.
+     */
+    void abandon() {
+        context.runOnContext(v -> vertx.cancelTimer(renewTimer));
     }
 
     private void release(int shard, List<String[]> claims) {
