@@ -160,7 +160,10 @@ final class QueueWorker {
         this.context = vertx.getOrCreateContext();
         this.dueTimer = dueTimer;
         this.fullLookMs = pollInterval.toMillis() * POLLS_PER_FULL_LOOK;
-        this.ackDelayMs = Math.max(MIN_ACK_DELAY_MS, settings.claimAhead().toMillis());
+        // A finished job's lease is no longer renewed while its ack waits: at most a third of the lease, the least
+        // left since the last renewal being two thirds, so that no other instance can claim the job meanwhile.
+        this.ackDelayMs = Math.max(MIN_ACK_DELAY_MS,
+                Math.min(settings.claimAhead().toMillis(), settings.lease().toMillis() / 3));
         this.planner = planner;
         this.nextDue = new long[keys.shards()];
         this.dueOnly = new boolean[keys.shards()];
