@@ -21,7 +21,9 @@ final class Delivery implements JobContext {
     private final AtomicInteger state = new AtomicInteger(CLAIMED);
     private volatile boolean leaseLost;
     private volatile long startedNanos;
-    /** When its lease ends at the latest ({@link System#nanoTime()}), as far as this worker knows it renewed. */
+    /**
+     * The earliest its lease may end in Redis ({@link System#nanoTime()}), by the claim or the renewal answered last.
+     */
     private long leaseEndNanos;
     private Long rearmAt;
 
