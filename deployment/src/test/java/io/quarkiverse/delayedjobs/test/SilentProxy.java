@@ -33,11 +33,13 @@ public final class SilentProxy {
     private static final String SUBSCRIBERS = "delayed-jobs.test.silent-proxy.subscribers";
     private static final String DELAY = "delayed-jobs.test.silent-proxy.delay";
     private static final String COMMAND_DELAY = "delayed-jobs.test.silent-proxy.command-delay";
+    private static final String SUBSCRIBE_DELAY = "delayed-jobs.test.silent-proxy.subscribe-delay";
 
     private final List<Link> links = new CopyOnWriteArrayList<>();
     private final AtomicInteger subscribers = new AtomicInteger();
     private volatile long replyDelayMs;
     private volatile long commandReplyDelayMs;
+    private volatile long subscribeDelayMs;
 
     private SilentProxy() {
     }
@@ -53,6 +55,7 @@ public final class SilentProxy {
             System.getProperties().put(SUBSCRIBERS, (IntSupplier) proxy.subscribers::get);
             System.getProperties().put(DELAY, (LongConsumer) ms -> proxy.replyDelayMs = ms);
             System.getProperties().put(COMMAND_DELAY, (LongConsumer) ms -> proxy.commandReplyDelayMs = ms);
+            System.getProperties().put(SUBSCRIBE_DELAY, (LongConsumer) ms -> proxy.subscribeDelayMs = ms);
             System.setProperty(TARGET, target);
             System.setProperty(URL, url);
         } else if (!System.getProperty(TARGET).equals(target)) {
@@ -82,6 +85,14 @@ public final class SilentProxy {
      */
     public static void delayCommandReplies(long ms) {
         ((LongConsumer) System.getProperties().get(COMMAND_DELAY)).accept(ms);
+    }
+
+    /**
+     * Holds back the SUBSCRIBE commands sent from now on by this much on their way to Redis: a subscription that Redis
+     * takes a while after the client sent it. 0 ends it.
+     */
+    public static void delaySubscribes(long ms) {
+        ((LongConsumer) System.getProperties().get(SUBSCRIBE_DELAY)).accept(ms);
     }
 
     /** The connections that subscribed through the proxy so far. */
@@ -127,13 +138,16 @@ public final class SilentProxy {
             byte[] buffer = new byte[16384];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 for (int n; (n = in.read(buffer)) >= 0;) {
+                    boolean subscribe = false;
                     if (fromClient && !link.subscriber
                             && new String(buffer, 0, n, StandardCharsets.ISO_8859_1).toUpperCase(Locale.ROOT)
                                     .contains("SUBSCRIBE")) {
                         link.subscriber = true;
                         subscribers.incrementAndGet();
+                        subscribe = true;
                     }
-                    long delayMs = fromClient ? 0 : link.subscriber ? replyDelayMs : replyDelayMs + commandReplyDelayMs;
+                    long delayMs = fromClient ? (subscribe ? subscribeDelayMs : 0)
+                            : link.subscriber ? replyDelayMs : replyDelayMs + commandReplyDelayMs;
                     if (delayMs > 0) {
                         Thread.sleep(delayMs); // the latency of a slow network, not a wait for anything
                     }

@@ -8,18 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
+import java.util.logging.Level;
 
 import jakarta.inject.Inject;
 
-import org.jboss.logmanager.ExtLogRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -43,7 +39,7 @@ public class WaitingJobEndedTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Busy.class, RedisTestServer.class))
+            .withApplicationRoot(jar -> jar.addClasses(Busy.class, RedisTestServer.class, LoggedMessages.class))
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "waiting-ended")
             .overrideConfigKey("quarkus.delayed-jobs.queues.busy.shards", "1")
@@ -76,26 +72,7 @@ public class WaitingJobEndedTest {
 
     @Test
     void aWaitingJobEndedByAProducerDoesNotStart() {
-        Set<String> dropped = ConcurrentHashMap.newKeySet();
-        Handler drops = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                String message = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
-                if (message != null && message.contains("it does not start")) {
-                    dropped.add(message);
-                }
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        Logger worker = Logger.getLogger(WORKER_CATEGORY);
-        worker.addHandler(drops);
+        LoggedMessages logged = LoggedMessages.of(WORKER_CATEGORY, Level.ALL);
         try {
             scheduler.schedule("busy", "blocker", "x", Duration.ZERO);
             await().atMost(Duration.ofSeconds(10)).until(() -> Busy.starts.containsKey("blocker"));
@@ -110,9 +87,10 @@ public class WaitingJobEndedTest {
             assertTrue(scheduler.cancel("busy", "cancelled"));
             assertEquals(ScheduleResult.REPLACED,
                     scheduler.schedule("busy", "replaced", "new", Duration.ZERO, OnConflict.REPLACE));
-            await().atMost(Duration.ofSeconds(10)).until(() -> dropped.size() == 2);
+            await().atMost(Duration.ofSeconds(10)).until(
+                    () -> logged.messages().stream().filter(m -> m != null && m.contains("it does not start")).count() == 2);
         } finally {
-            worker.removeHandler(drops);
+            logged.close();
             Busy.release.countDown();
         }
 

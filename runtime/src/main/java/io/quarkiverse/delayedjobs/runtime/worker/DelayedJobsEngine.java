@@ -129,9 +129,17 @@ public class DelayedJobsEngine {
             Future.join(stopped).toCompletionStage().toCompletableFuture()
                     .get(config.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            workers.forEach(QueueWorker::abandon);
-            LOG.warnf("Delayed-jobs handlers still running after quarkus.delayed-jobs.shutdown-timeout=%s; their jobs"
-                    + " run again elsewhere once their lease ends", config.shutdownTimeout());
+            // Each worker says what it leaves behind (handlers still running, acks Redis did not take): what is left
+            // may be only an ack that cannot be written. Waited for briefly, so that it is said before Vert.x closes.
+            List<Future<Void>> abandoned = new ArrayList<>();
+            for (QueueWorker worker : workers) {
+                abandoned.add(worker.abandon(config.shutdownTimeout()));
+            }
+            try {
+                Future.join(abandoned).toCompletionStage().toCompletableFuture().get(1, TimeUnit.SECONDS);
+            } catch (Exception ignored) {
+                // the stop goes on all the same
+            }
         } catch (Exception e) {
             LOG.warn("Delayed-jobs workers did not stop cleanly", e);
         }

@@ -136,6 +136,10 @@ final class QueueWorker {
     private long topUpTimer = -1;
     private boolean topUpDue;
     private boolean stopped;
+    /** The stop gave up waiting ({@code shutdown-timeout}): acks that fail are not sent again. */
+    private boolean abandoned;
+    /** Acks not written yet: waiting to be sent, sent and not answered, or refused and waiting to be sent again. */
+    private int acksUnwritten;
     private ScheduledFuture<?> wakeTimer;
     private long wakeAt = NOTHING;
     private long renewTimer = -1;
@@ -425,6 +429,7 @@ final class QueueWorker {
         claiming[shard] = false;
         claimsUnderWay--;
         reserved -= request.limit();
+        acksUnwritten -= request.acks().size(); // written with the claim, or counted again below as they wait again
         Set<String> revoked = revokedDuringClaim.remove(shard);
         if (ar.failed()) {
             LOG.warnf(ar.cause(), "Claiming due jobs of queue %s failed; trying again in %d ms", keys.queue(),
@@ -642,6 +647,7 @@ final class QueueWorker {
     }
 
     private void ack(int shard, Ack ack) {
+        acksUnwritten++;
         List<Ack> acks = acksToSend.computeIfAbsent(shard, s -> new ArrayList<>());
         acks.add(ack);
         if (acks.size() >= JobStore.MOST_PER_SHARD) {
@@ -684,14 +690,27 @@ final class QueueWorker {
             if (ar.failed()) {
                 // Acks are fenced by their tokens, so sending them again is safe; dropped, every one of these jobs
                 // would run again once its lease ran out. They count as a write under way until then.
+                if (abandoned) {
+                    // The stop said these were not written, or that their handlers still ran; a timer now would
+                    // outlive the stop (dev mode keeps Vert.x).
+                    LOG.debugf(ar.cause(), "Could not acknowledge %d jobs of queue %s after the stop", acks.size(),
+                            keys.queue());
+                    writesUnderWay--;
+                    return;
+                }
                 LOG.warnf(ar.cause(), "Could not acknowledge %d jobs of queue %s; trying again in %d ms",
                         acks.size(), keys.queue(), REDIS_FAILURE_PAUSE_MS);
                 vertx.setTimer(REDIS_FAILURE_PAUSE_MS, id -> {
                     writesUnderWay--;
+                    if (abandoned) {
+                        return;
+                    }
+                    acksUnwritten -= acks.size();
                     acks.forEach(ack -> ack(shard, ack));
                 });
                 return;
             }
+            acksUnwritten -= acks.size();
             writesUnderWay--;
             checkDrained();
         }));
@@ -838,11 +857,33 @@ final class QueueWorker {
     }
 
     /**
-     * The stop gave up waiting for the handlers still running ({@code shutdown-timeout}): their leases are no longer
-     * renewed, so that their jobs run elsewhere once the leases ran out.
+     * The stop gave up waiting ({@code shutdown-timeout}): the leases of the handlers still running are no longer
+     * renewed, so that their jobs run elsewhere once the leases ran out, and acks not written (Redis unreachable) are
+     * not sent again, so that no timer of this worker outlives the stop. Completes once it said what it left behind.
      */
-    void abandon() {
-        context.runOnContext(v -> vertx.cancelTimer(renewTimer));
+    Future<Void> abandon(Duration shutdownTimeout) {
+        Promise<Void> said = Promise.promise();
+        context.runOnContext(v -> {
+            abandoned = true;
+            vertx.cancelTimer(renewTimer);
+            // Acks of handlers that finished meanwhile go now; one that fails is not sent again.
+            new ArrayList<>(acksToSend.keySet()).forEach(this::sendAcks);
+            if (!running.isEmpty()) {
+                LOG.warnf("%d delayed-jobs handlers of queue %s still running after quarkus.delayed-jobs.shutdown-timeout"
+                        + "=%s; their jobs run again elsewhere once their lease ends", running.size(), keys.queue(),
+                        shutdownTimeout);
+            }
+            // Handlers that finished, but whose ack Redis did not take: as for a crashed instance, their jobs are
+            // delivered again.
+            if (acksUnwritten > 0) {
+                LOG.warnf("%d finished jobs of queue %s not acknowledged within quarkus.delayed-jobs.shutdown-timeout=%s"
+                        + " (Redis unreachable?); unless their acks still land, they run again once their lease ends",
+                        acksUnwritten, keys.queue(),
+                        shutdownTimeout);
+            }
+            said.complete();
+        });
+        return said.future();
     }
 
     private void release(int shard, List<String[]> claims) {

@@ -13,6 +13,7 @@ import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
+import io.vertx.redis.client.ResponseType;
 
 /**
  * Listens on the wake channels of the handled queues, where the scripts publish {@code shard:dueMs} when a shard gets
@@ -35,6 +36,8 @@ final class WakeListener {
     /** A channel of this instance's own, to prove that the subscription still delivers. */
     private final String heartbeatChannel;
     private volatile RedisConnection connection;
+    /** The connection whose SUBSCRIBE Redis confirmed last (the client completes the call once it is written). */
+    private volatile RedisConnection subscribed;
     private volatile boolean stopped;
     private volatile long heartbeatsSent;
     private volatile long heartbeatReceived;
@@ -56,7 +59,7 @@ final class WakeListener {
                 conn.close();
                 return Future.failedFuture("stopped");
             }
-            conn.handler(this::onMessage);
+            conn.handler(message -> onMessage(conn, message));
             conn.exceptionHandler(e -> LOG.debugf(e, "Wake channel connection failed"));
             conn.endHandler(v -> reconnectLater());
             Request subscribe = Request.cmd(Command.SUBSCRIBE).arg(heartbeatChannel);
@@ -65,11 +68,26 @@ final class WakeListener {
         });
     }
 
-    private void onMessage(Response message) {
-        if (message.size() != 3 || !"message".equals(message.get(0).toString())) {
+    private void onMessage(RedisConnection conn, Response message) {
+        if (message.type() == ResponseType.ERROR) {
+            // The client completes a SUBSCRIBE once it is written, and hands Redis's refusal (NOPERM, say) here: the
+            // connection listens to nothing. Closed, it is replaced a second later, as a lost one.
+            LOG.warnf("Redis refused the delayed-jobs wake subscription (%s); retrying", message);
+            conn.close();
             return;
         }
+        if (message.type() != ResponseType.MULTI && message.type() != ResponseType.PUSH || message.size() != 3) {
+            return;
+        }
+        String kind = message.get(0).toString();
         String channel = message.get(1).toString();
+        if ("subscribe".equals(kind) && channel.equals(heartbeatChannel)) {
+            subscribed = conn; // Redis took the whole SUBSCRIBE: a heartbeat published from now on comes back
+            return;
+        }
+        if (!"message".equals(kind)) {
+            return;
+        }
         String data = message.get(2).toString();
         if (channel.equals(heartbeatChannel)) {
             heartbeatReceived = Long.parseLong(data);
@@ -116,10 +134,14 @@ final class WakeListener {
     void checkHeartbeat() {
         long heartbeat = ++heartbeatsSent;
         RedisConnection sentOn = connection;
+        // Sent before Redis took the subscription (its SUBSCRIBE still on the way), the heartbeat is lost to it and
+        // says nothing of it: then only the subscription must be confirmed by the time the heartbeat is judged.
+        boolean judged = subscribed == sentOn;
         store.publish(heartbeatChannel, Long.toString(heartbeat)).onComplete(ar -> vertx.setTimer(HEARTBEAT_TIMEOUT_MS,
                 id -> {
                     // A heartbeat sent before a reconnect says nothing of the new subscription, which has its own.
-                    if (!stopped && heartbeatReceived < heartbeat && sentOn != null && connection == sentOn) {
+                    if (!stopped && sentOn != null && connection == sentOn
+                            && (judged ? heartbeatReceived < heartbeat : subscribed != sentOn)) {
                         LOG.infof("No heartbeat on the delayed-jobs wake channels within %d ms; reconnecting",
                                 HEARTBEAT_TIMEOUT_MS);
                         sentOn.close();
