@@ -138,7 +138,7 @@ final class QueueWorker {
     private boolean stopped;
     /** The stop gave up waiting ({@code shutdown-timeout}): acks that fail are not sent again. */
     private boolean abandoned;
-    /** Acks not written yet: waiting to be sent, sent and not answered, or refused and waiting to be sent again. */
+    /** Acks not written yet: counted from their handler's end until Redis takes them. */
     private int acksUnwritten;
     private ScheduledFuture<?> wakeTimer;
     private long wakeAt = NOTHING;
@@ -429,15 +429,15 @@ final class QueueWorker {
         claiming[shard] = false;
         claimsUnderWay--;
         reserved -= request.limit();
-        acksUnwritten -= request.acks().size(); // written with the claim, or counted again below as they wait again
         Set<String> revoked = revokedDuringClaim.remove(shard);
         if (ar.failed()) {
             LOG.warnf(ar.cause(), "Claiming due jobs of queue %s failed; trying again in %d ms", keys.queue(),
                     REDIS_FAILURE_PAUSE_MS);
-            request.acks().forEach(ack -> ack(shard, ack));
+            request.acks().forEach(ack -> ackAgain(shard, ack));
             nextDue[shard] = redisNow() + REDIS_FAILURE_PAUSE_MS;
             wokenDuringClaim[shard] = NOTHING;
         } else {
+            acksUnwritten -= request.acks().size(); // written with the claim
             // The claim's lease, counted from when it was sent: it ends no earlier in Redis.
             long leaseEndNanos = sentNanos + (request.aheadMs() + settings.lease().toMillis()) * 1_000_000;
             claimed(shard, request.aheadMs(), request.aheadLimit(), ar.result(), sentAt, leaseEndNanos,
@@ -648,6 +648,11 @@ final class QueueWorker {
 
     private void ack(int shard, Ack ack) {
         acksUnwritten++;
+        ackAgain(shard, ack);
+    }
+
+    /** Lets an ack wait for the next claim of its shard, or for a call of its own (again, after a failed call). */
+    private void ackAgain(int shard, Ack ack) {
         List<Ack> acks = acksToSend.computeIfAbsent(shard, s -> new ArrayList<>());
         acks.add(ack);
         if (acks.size() >= JobStore.MOST_PER_SHARD) {
@@ -705,8 +710,7 @@ final class QueueWorker {
                     if (abandoned) {
                         return;
                     }
-                    acksUnwritten -= acks.size();
-                    acks.forEach(ack -> ack(shard, ack));
+                    acks.forEach(ack -> ackAgain(shard, ack));
                 });
                 return;
             }
@@ -878,8 +882,7 @@ final class QueueWorker {
             if (acksUnwritten > 0) {
                 LOG.warnf("%d finished jobs of queue %s not acknowledged within quarkus.delayed-jobs.shutdown-timeout=%s"
                         + " (Redis unreachable?); unless their acks still land, they run again once their lease ends",
-                        acksUnwritten, keys.queue(),
-                        shutdownTimeout);
+                        acksUnwritten, keys.queue(), shutdownTimeout);
             }
             said.complete();
         });
