@@ -8,8 +8,6 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import jakarta.inject.Inject;
 
@@ -50,27 +48,17 @@ public class AckRetryTest {
     @Inject
     DelayedScheduler scheduler;
 
-    /** Script calls the server refused so far (rejected by the ACL, say). */
-    static long refusedScriptCalls() {
-        String stats = RedisTestServer.command(URL, "INFO", "commandstats");
-        long refused = 0;
-        Matcher m = Pattern.compile("cmdstat_eval(?:sha)?:.*?rejected_calls=(\\d+)").matcher(stats);
-        while (m.find()) {
-            refused += Long.parseLong(m.group(1));
-        }
-        return refused;
-    }
-
     @Test
     void aRefusedAckIsSentAgainAndTheJobRunsOnce() throws Exception {
         scheduler.schedule("slow", "once", "p", Duration.ZERO);
         assertTrue(Slow.started.await(10, TimeUnit.SECONDS));
-        long refusedBefore = refusedScriptCalls();
+        long refusedBefore = RedisTestServer.rejectedCalls(URL, "eval|evalsha");
         try {
             assertEquals("+OK", RedisTestServer.command(URL, "ACL", "SETUSER", "default", "-eval", "-evalsha"));
             Slow.release.countDown();
             // The handler returned and its ack was refused.
-            await().atMost(Duration.ofSeconds(10)).until(() -> refusedScriptCalls() > refusedBefore);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> RedisTestServer.rejectedCalls(URL, "eval|evalsha") > refusedBefore);
         } finally {
             assertEquals("+OK", RedisTestServer.command(URL, "ACL", "SETUSER", "default", "+eval", "+evalsha"));
         }

@@ -4,8 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -54,7 +53,7 @@ public class DeniedSubscribeTest {
         RedisTestServer.command(url, "ACL", "SETUSER", USER, "-subscribe");
         RedisTestServer.command(url, "CLIENT", "KILL", "TYPE", "pubsub");
         // The listener tries again a second after each refusal.
-        await().atMost(Duration.ofSeconds(10)).until(() -> rejectedSubscribes() >= 2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> RedisTestServer.rejectedCalls(server(), "subscribe") >= 2);
         RedisTestServer.command(url, "ACL", "SETUSER", USER, "+subscribe");
         await().atMost(Duration.ofSeconds(5)).until(() -> subscribed() == 1);
         // Nothing but the subscription and the store's own connection (and at most one connection opening).
@@ -75,13 +74,7 @@ public class DeniedSubscribeTest {
         return (int) clients().count();
     }
 
-    private static java.util.stream.Stream<String> clients() {
+    private static Stream<String> clients() {
         return RedisTestServer.command(server(), "CLIENT", "LIST").lines().filter(line -> line.contains(" user=" + USER + " "));
-    }
-
-    private static long rejectedSubscribes() {
-        Matcher m = Pattern.compile("cmdstat_subscribe:.*rejected_calls=(\\d+)")
-                .matcher(RedisTestServer.command(server(), "INFO", "commandstats"));
-        return m.find() ? Long.parseLong(m.group(1)) : 0;
     }
 }

@@ -130,6 +130,20 @@ public final class RedisTestServer {
     }
 
     /**
+     * The calls of the commands matching {@code commands} (a regular expression, such as {@code eval|evalsha}) that
+     * the server at {@code url} refused so far (by its ACL, say).
+     */
+    public static long rejectedCalls(String url, String commands) {
+        Matcher m = Pattern.compile("cmdstat_(?:" + commands + "):.*?rejected_calls=(\\d+)")
+                .matcher(command(url, "INFO", "commandstats"));
+        long rejected = 0;
+        while (m.find()) {
+            rejected += Long.parseLong(m.group(1));
+        }
+        return rejected;
+    }
+
+    /**
      * Sends one command to the server at {@code url} and returns its reply: a status, error or integer line as sent
      * ({@code +OK}, {@code :0}), the text of a bulk string (ASCII), or null when the server closes the connection.
      */

@@ -8,8 +8,6 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import jakarta.inject.Inject;
 
@@ -55,32 +53,23 @@ public class UnwrittenAckAtShutdownTest {
     @Inject
     DelayedJobsEngine engine;
 
-    static long refusedScriptCalls() {
-        String stats = RedisTestServer.command(URL, "INFO", "commandstats");
-        long refused = 0;
-        Matcher m = Pattern.compile("cmdstat_eval(?:sha)?:.*?rejected_calls=(\\d+)").matcher(stats);
-        while (m.find()) {
-            refused += Long.parseLong(m.group(1));
-        }
-        return refused;
-    }
-
     @Test
     void theStopSaysTheAckWasNotWrittenAndSendsItNoMore() throws Exception {
         LoggedMessages warnings = LoggedMessages.of("io.quarkiverse.delayedjobs", Level.WARNING);
         scheduler.schedule("quick", "job", null, Duration.ZERO);
         assertTrue(Quick.started.await(10, TimeUnit.SECONDS));
-        long refusedBefore = refusedScriptCalls();
+        long refusedBefore = RedisTestServer.rejectedCalls(URL, "eval|evalsha");
         try {
             assertEquals("+OK", RedisTestServer.command(URL, "ACL", "SETUSER", "default", "-eval", "-evalsha"));
             Quick.release.countDown();
             // The handler returned and its ack was refused.
-            await().atMost(Duration.ofSeconds(10)).until(() -> refusedScriptCalls() > refusedBefore);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> RedisTestServer.rejectedCalls(URL, "eval|evalsha") > refusedBefore);
             engine.stop();
-            long refusedAtStop = refusedScriptCalls();
+            long refusedAtStop = RedisTestServer.rejectedCalls(URL, "eval|evalsha");
             // Nothing is sent any more once the stop returned.
             await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4))
-                    .until(() -> refusedScriptCalls() == refusedAtStop);
+                    .until(() -> RedisTestServer.rejectedCalls(URL, "eval|evalsha") == refusedAtStop);
         } finally {
             assertEquals("+OK", RedisTestServer.command(URL, "ACL", "SETUSER", "default", "+eval", "+evalsha"));
             warnings.close();
