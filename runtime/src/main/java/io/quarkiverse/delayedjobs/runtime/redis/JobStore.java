@@ -119,14 +119,13 @@ public class JobStore implements AutoCloseable {
     }
 
     private Future<QueueKeys> checkShardCount(String queue) {
-        QueueSettings settings = QueueSettings.of(config, queue);
         QueueKeys keys = keysOf(queue);
-        Request set = Request.cmd(Command.SET).arg(keys.shardCountKey()).arg(settings.shards()).arg("NX").arg("GET");
+        Request set = Request.cmd(Command.SET).arg(keys.shardCountKey()).arg(keys.shards()).arg("NX").arg("GET");
         return connection.send(set).recover(e -> fail("record the shard count of queue '" + queue + "'", e)).map(r -> {
-            if (r != null && r.toInteger() != settings.shards()) {
+            if (r != null && r.toInteger() != keys.shards()) {
                 throw new DelayedJobsException("Queue '" + queue + "' has " + r.toInteger()
                         + " shards recorded in Redis (key " + keys.shardCountKey() + ") but this instance is configured"
-                        + " with " + settings.shards() + ": set quarkus.delayed-jobs.queues.\"" + queue + "\".shards="
+                        + " with " + keys.shards() + ": set quarkus.delayed-jobs.queues.\"" + queue + "\".shards="
                         + r.toInteger() + " (the shard count cannot change while the queue has jobs)");
             }
             return keys;
