@@ -15,6 +15,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 import jakarta.inject.Singleton;
@@ -40,6 +41,8 @@ import io.quarkiverse.delayedjobs.runtime.ReactiveDelayedSchedulerImpl;
 import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsBuildTimeConfig;
 import io.quarkiverse.delayedjobs.runtime.cron.ConfigExpressions;
 import io.quarkiverse.delayedjobs.runtime.cron.CronSchedule;
+import io.quarkiverse.delayedjobs.runtime.events.JobEvents;
+import io.quarkiverse.delayedjobs.runtime.metrics.JobMetrics;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkiverse.delayedjobs.runtime.redis.RedisClientOptions;
 import io.quarkiverse.delayedjobs.runtime.worker.DelayedJobsEngine;
@@ -63,11 +66,13 @@ import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.deployment.builditem.nativeimage.ReflectiveHierarchyBuildItem;
 import io.quarkus.deployment.execannotations.ExecutionModelAnnotationsAllowedBuildItem;
+import io.quarkus.deployment.metrics.MetricsCapabilityBuildItem;
 import io.quarkus.deployment.recording.RecorderContext;
 import io.quarkus.redis.client.RedisClientName;
 import io.quarkus.redis.deployment.client.RequestedRedisClientBuildItem;
 import io.quarkus.redis.runtime.client.config.RedisConfig;
 import io.quarkus.runtime.RuntimeValue;
+import io.quarkus.runtime.metrics.MetricsFactory;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Redis;
 
@@ -85,10 +90,18 @@ class DelayedJobsProcessor {
             BuildProducer<UnremovableBeanBuildItem> unremovable) {
         beans.produce(AdditionalBeanBuildItem.builder().setUnremovable()
                 .addBeanClasses(PayloadCodec.class, ReactiveDelayedSchedulerImpl.class, DelayedSchedulerImpl.class,
-                        DelayedJobsEngine.class, RedisClientOptions.class)
+                        DelayedJobsEngine.class, RedisClientOptions.class, JobEvents.class)
                 .build());
         autoScopes.produce(AutoAddScopeBuildItem.builder().containsAnnotations(DELAYED).defaultScope(BuiltinScope.SINGLETON)
                 .unremovable().reason("Found @Delayed methods").build());
+    }
+
+    @BuildStep
+    void metrics(Optional<MetricsCapabilityBuildItem> metrics, DelayedJobsBuildTimeConfig config,
+            BuildProducer<AdditionalBeanBuildItem> beans) {
+        if (config.metrics().enabled() && metrics.isPresent() && metrics.get().metricsSupported(MetricsFactory.MICROMETER)) {
+            beans.produce(AdditionalBeanBuildItem.unremovableOf(JobMetrics.class));
+        }
     }
 
     @BuildStep

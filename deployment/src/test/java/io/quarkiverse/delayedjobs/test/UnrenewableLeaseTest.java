@@ -32,7 +32,7 @@ public class UnrenewableLeaseTest {
             .overrideConfigKey("quarkus.redis.hosts", URL)
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "unrenewable")
             .overrideConfigKey("quarkus.delayed-jobs.queues.long.lease", "1s")
-            .overrideConfigKey("quarkus.delayed-jobs.redis-timeout", "300ms")
+            .overrideConfigKey("quarkus.delayed-jobs.redis-timeout", "1s")
             .overrideConfigKey("quarkus.delayed-jobs.shutdown-timeout", "1s");
 
     static class Lengthy {

@@ -17,6 +17,7 @@ import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
 import io.quarkiverse.delayedjobs.ScheduleResult;
 import io.quarkiverse.delayedjobs.runtime.cron.CronSchedule;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
+import io.quarkus.arc.All;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Future;
 
@@ -25,10 +26,12 @@ public class ReactiveDelayedSchedulerImpl implements ReactiveDelayedScheduler {
 
     private final JobStore store;
     private final PayloadCodec codec;
+    private final JobListener listener;
 
-    public ReactiveDelayedSchedulerImpl(JobStore store, PayloadCodec codec) {
+    public ReactiveDelayedSchedulerImpl(JobStore store, PayloadCodec codec, @All List<JobListener> listeners) {
         this.store = store;
         this.codec = codec;
+        this.listener = JobListener.of(listeners);
     }
 
     @Override
@@ -49,7 +52,10 @@ public class ReactiveDelayedSchedulerImpl implements ReactiveDelayedScheduler {
         JobArguments.id(id);
         JobArguments.notNull("onConflict", onConflict);
         String json = codec.write(payload, store.config().maxPayloadSize().asLongValue());
-        return store.schedule(queue, id, json, dueOrDelayMs, relative, onConflict).map(JobStore.Scheduled::result);
+        return store.schedule(queue, id, json, dueOrDelayMs, relative, onConflict).map(scheduled -> {
+            listener.scheduled(queue, scheduled.result());
+            return scheduled.result();
+        });
     }
 
     @Override

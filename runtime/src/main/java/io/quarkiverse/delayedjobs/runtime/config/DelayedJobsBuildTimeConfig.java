@@ -22,6 +22,25 @@ public interface DelayedJobsBuildTimeConfig {
     Optional<String> redisClientName();
 
     /**
+     * Micrometer metrics.
+     */
+    @ConfigDocSection
+    MetricsConfig metrics();
+
+    /**
+     * Micrometer metrics of the jobs.
+     */
+    interface MetricsConfig {
+
+        /**
+         * Whether the jobs' meters ({@code delayed.jobs.*}, tagged with their queue) are registered when the
+         * application has the Micrometer extension ({@code quarkus-micrometer} or one of its registries).
+         */
+        @WithDefault("true")
+        boolean enabled();
+    }
+
+    /**
      * Dev Services without a container runtime.
      */
     @ConfigDocSection

@@ -16,6 +16,7 @@ import org.jboss.logging.Logger;
 import io.quarkiverse.delayedjobs.ScheduleResult;
 import io.quarkiverse.delayedjobs.runtime.HandlerDefinition;
 import io.quarkiverse.delayedjobs.runtime.HandlerRegistry;
+import io.quarkiverse.delayedjobs.runtime.JobListener;
 import io.quarkiverse.delayedjobs.runtime.PayloadCodec;
 import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
 import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
@@ -24,6 +25,7 @@ import io.quarkiverse.delayedjobs.runtime.cron.CronSchedule;
 import io.quarkiverse.delayedjobs.runtime.cron.OccurrencePlanner;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
+import io.quarkus.arc.All;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.vertx.core.Future;
@@ -43,18 +45,20 @@ public class DelayedJobsEngine {
     private final PayloadCodec codec;
     private final Vertx vertx;
     private final DelayedJobsRuntimeConfig config;
+    private final JobListener listener;
     private final List<QueueWorker> workers = new ArrayList<>();
     private WakeListener wakeListener;
     private DueTimer dueTimer;
     private long heartbeatTimer = -1;
 
     public DelayedJobsEngine(HandlerRegistry registry, JobStore store, PayloadCodec codec, Vertx vertx,
-            DelayedJobsRuntimeConfig config) {
+            DelayedJobsRuntimeConfig config, @All List<JobListener> listeners) {
         this.registry = registry;
         this.store = store;
         this.codec = codec;
         this.vertx = vertx;
         this.config = config;
+        this.listener = JobListener.of(listeners);
     }
 
     void start(@Observes StartupEvent event) throws Exception {
@@ -80,7 +84,7 @@ public class DelayedJobsEngine {
             HandlerDefinition handler = registry.handlers().get(i);
             QueueKeys keys = queues.get(i);
             QueueWorker worker = new QueueWorker(keys, QueueSettings.of(config, handler.queue()), store,
-                    new HandlerDispatcher(handler, codec), vertx, dueTimer, config.pollInterval(), planner);
+                    new HandlerDispatcher(handler, codec, listener), vertx, dueTimer, config.pollInterval(), planner);
             workers.add(worker);
             byChannel.put(keys.wakeChannel(), worker);
         }

@@ -4,6 +4,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 import io.quarkiverse.delayedjobs.runtime.HandlerDefinition;
+import io.quarkiverse.delayedjobs.runtime.JobListener;
 import io.quarkiverse.delayedjobs.runtime.PayloadCodec;
 import io.quarkus.arc.Arc;
 import io.quarkus.arc.InjectableContext.ContextState;
@@ -34,14 +35,20 @@ final class HandlerDispatcher {
 
     private final HandlerDefinition handler;
     private final PayloadCodec.Reader payloadReader;
+    private final JobListener listener;
 
-    HandlerDispatcher(HandlerDefinition handler, PayloadCodec codec) {
+    HandlerDispatcher(HandlerDefinition handler, PayloadCodec codec, JobListener listener) {
         this.handler = handler;
         this.payloadReader = handler.payloadType() == null ? null : codec.reader(handler.payloadType());
+        this.listener = listener;
     }
 
     HandlerDefinition handler() {
         return handler;
+    }
+
+    JobListener listener() {
+        return listener;
     }
 
     private Object[] arguments(Delivery delivery) throws UnreadablePayloadException {
@@ -85,6 +92,7 @@ final class HandlerDispatcher {
             return;
         }
         try {
+            listener.started(delivery, System.currentTimeMillis() - delivery.job().dueMs());
             run(delivery, done);
         } catch (Throwable e) {
             // Thrown before the handler's own try (by the request context, or an Error the payload reader let through):

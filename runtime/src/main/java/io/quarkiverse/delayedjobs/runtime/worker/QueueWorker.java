@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jboss.logging.Logger;
 
+import io.quarkiverse.delayedjobs.runtime.JobListener;
 import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
 import io.quarkiverse.delayedjobs.runtime.cron.OccurrencePlanner;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
@@ -610,7 +611,7 @@ final class QueueWorker {
         finishedTaskPending.set(false);
         for (Finished f; (f = finishedQueue.poll()) != null;) {
             handlerMs = average(handlerMs, f.handlerMs());
-            finished(f.delivery(), f.failure());
+            finished(f.delivery(), f.failure(), f.handlerMs());
         }
         startWaiting();
         checkDrained();
@@ -618,24 +619,32 @@ final class QueueWorker {
     }
 
     /** Records the outcome of a delivery; the caller starts waiting jobs and pumps. */
-    private void finished(Delivery delivery, Throwable failure) {
+    private void finished(Delivery delivery, Throwable failure, double handlerMs) {
         running.remove(key(delivery.shard(), delivery.token()));
         Claimed job = delivery.job();
+        JobListener listener = dispatcher.listener();
         if (failure == null) {
+            listener.succeeded(delivery, (long) (handlerMs * 1e6));
             ack(delivery.shard(), new Ack(job.id(), job.token(), delivery.rearmAt()));
             if (stopped) {
                 sendAcks(delivery.shard());
             }
         } else {
+            listener.failed(delivery, (long) (handlerMs * 1e6), failure);
             boolean unreadable = failure instanceof HandlerDispatcher.UnreadablePayloadException;
             long delay = backoffMs(job.attempt());
             track(store.retry(keys, delivery.shard(), job.id(), job.token(), delay, describe(failure), unreadable,
                     delivery.rearmAt(), settings))
                     .onSuccess(outcome -> {
                         switch (outcome) {
-                            case RETRIED -> LOG.warnf("%s failed, retrying in %d ms: %s", delivery, delay,
-                                    describe(failure));
-                            case DEAD -> LOG.warnf(failure, "%s failed and moved to the dead letters", delivery);
+                            case RETRIED -> {
+                                LOG.warnf("%s failed, retrying in %d ms: %s", delivery, delay, describe(failure));
+                                listener.retried(delivery, failure);
+                            }
+                            case DEAD -> {
+                                LOG.warnf(failure, "%s failed and moved to the dead letters", delivery);
+                                listener.deadLettered(delivery, failure);
+                            }
                             case STALE -> LOG.debugf("%s failed after its claim was lost", delivery);
                             case REARMED -> LOG.warnf("%s failed; its next occurrence is armed: %s", delivery,
                                     describe(failure));

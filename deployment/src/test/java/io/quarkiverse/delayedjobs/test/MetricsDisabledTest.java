@@ -1,0 +1,56 @@
+package io.quarkiverse.delayedjobs.test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkiverse.delayedjobs.Delayed;
+import io.quarkiverse.delayedjobs.DelayedScheduler;
+import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkus.builder.Version;
+import io.quarkus.maven.dependency.Dependency;
+import io.quarkus.test.QuarkusUnitTest;
+
+/** {@code quarkus.delayed-jobs.metrics.enabled=false} keeps the jobs' meters out of an application with Micrometer. */
+public class MetricsDisabledTest {
+
+    @RegisterExtension
+    static final QuarkusUnitTest test = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(Handlers.class, RedisTestServer.class))
+            .setForcedDependencies(List.of(Dependency.of("io.quarkus",
+                    "quarkus-micrometer-registry-prometheus-deployment", Version.getVersion())))
+            .overrideConfigKey("quarkus.http.test-port", "0")
+            .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
+            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "metrics-disabled")
+            .overrideConfigKey("quarkus.delayed-jobs.metrics.enabled", "false");
+
+    static class Handlers {
+        @Delayed("unmetered")
+        void run() {
+        }
+    }
+
+    @Inject
+    DelayedScheduler scheduler;
+
+    @Inject
+    MeterRegistry registry;
+
+    @Test
+    void registersNoMeter() {
+        assertEquals(ScheduleResult.CREATED, scheduler.schedule("unmetered", "job:1", null, Duration.ofHours(1)));
+        assertTrue(registry.getMeters().stream().noneMatch(m -> m.getId().getName().startsWith("delayed.jobs")),
+                () -> registry.getMeters().stream().map(m -> m.getId().getName()).toList().toString());
+        // Micrometer itself is there: the JVM's meters are.
+        assertTrue(registry.getMeters().stream().anyMatch(m -> m.getId().getName().startsWith("jvm.")));
+        scheduler.cancel("unmetered", "job:1");
+    }
+}

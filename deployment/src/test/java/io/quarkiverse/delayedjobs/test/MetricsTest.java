@@ -1,0 +1,141 @@
+package io.quarkiverse.delayedjobs.test;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.search.Search;
+import io.quarkiverse.delayedjobs.Delayed;
+import io.quarkiverse.delayedjobs.DelayedScheduler;
+import io.quarkiverse.delayedjobs.OnConflict;
+import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkus.builder.Version;
+import io.quarkus.maven.dependency.Dependency;
+import io.quarkus.test.QuarkusUnitTest;
+import io.quarkus.test.common.http.TestHTTPResource;
+
+/**
+ * With Micrometer in the application, each queue has counters of its schedule calls and deliveries, lateness and
+ * duration timers, and pending / running / dead gauges read from Redis; they show in the Prometheus scrape.
+ */
+public class MetricsTest {
+
+    @RegisterExtension
+    static final QuarkusUnitTest test = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(Handlers.class, RedisTestServer.class))
+            .setForcedDependencies(List.of(Dependency.of("io.quarkus",
+                    "quarkus-micrometer-registry-prometheus-deployment", Version.getVersion())))
+            .overrideConfigKey("quarkus.http.test-port", "0")
+            .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
+            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "metrics")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.metered-failing.max-attempts", "2")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.metered-failing.backoff.initial", "100ms");
+
+    static class Handlers {
+        @Delayed("metered-fine")
+        void fine() {
+        }
+
+        @Delayed("metered-failing")
+        void failing() {
+            throw new IllegalStateException("downstream unavailable");
+        }
+    }
+
+    @Inject
+    DelayedScheduler scheduler;
+
+    @Inject
+    MeterRegistry registry;
+
+    @TestHTTPResource("/q/metrics")
+    URL metrics;
+
+    private double count(String name, String queue) {
+        Search search = registry.find(name).tag("queue", queue);
+        return search.counter() != null ? search.counter().count() : search.timer().count();
+    }
+
+    private double gauge(String name, String queue) {
+        return registry.get(name).tag("queue", queue).gauge().value();
+    }
+
+    private double scheduled(String queue, String result) {
+        Counter counter = registry.find("delayed.jobs.scheduled").tags("queue", queue, "result", result).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    @Test
+    void countsScheduleCallsByResult() {
+        double created = scheduled("metered-fine", "created");
+        double kept = scheduled("metered-fine", "kept");
+        double replaced = scheduled("metered-fine", "replaced");
+        double elsewhere = scheduled("elsewhere", "created");
+        assertEquals(ScheduleResult.CREATED, scheduler.schedule("metered-fine", "later:1", null, Duration.ofHours(1)));
+        assertEquals(ScheduleResult.KEPT, scheduler.schedule("metered-fine", "later:1", null, Duration.ofHours(2)));
+        assertEquals(ScheduleResult.KEPT, scheduler.schedule("metered-fine", "later:1", null, Duration.ofHours(3)));
+        assertEquals(ScheduleResult.REPLACED,
+                scheduler.schedule("metered-fine", "later:1", null, Duration.ofHours(2), OnConflict.REPLACE));
+        // A queue with no handler here is counted as well.
+        scheduler.schedule("elsewhere", "later:2", null, Duration.ofHours(1));
+        assertEquals(created + 1, scheduled("metered-fine", "created"));
+        assertEquals(kept + 2, scheduled("metered-fine", "kept"));
+        assertEquals(replaced + 1, scheduled("metered-fine", "replaced"));
+        assertEquals(elsewhere + 1, scheduled("elsewhere", "created"));
+        scheduler.cancel("metered-fine", "later:1");
+        scheduler.cancel("elsewhere", "later:2");
+    }
+
+    @Test
+    void countsDeliveriesAndTimesThem() throws Exception {
+        scheduler.schedule("metered-fine", "now:1", null, Duration.ZERO);
+        scheduler.schedule("metered-failing", "now:2", null, Duration.ZERO);
+        await().atMost(Duration.ofSeconds(10)).until(() -> count("delayed.jobs.succeeded", "metered-fine") == 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> count("delayed.jobs.dead.lettered", "metered-failing") == 1);
+        assertEquals(1, count("delayed.jobs.started", "metered-fine"));
+        assertEquals(1, count("delayed.jobs.lateness", "metered-fine"));
+        assertEquals(1, count("delayed.jobs.duration", "metered-fine"));
+        assertEquals(0, count("delayed.jobs.failed", "metered-fine"));
+        assertEquals(2, count("delayed.jobs.started", "metered-failing"));
+        assertEquals(2, count("delayed.jobs.failed", "metered-failing"));
+        assertEquals(1, count("delayed.jobs.retried", "metered-failing"));
+        assertEquals(0, count("delayed.jobs.succeeded", "metered-failing"));
+        String scrape = HttpClient.newHttpClient()
+                .send(HttpRequest.newBuilder(metrics.toURI()).build(), HttpResponse.BodyHandlers.ofString()).body();
+        assertTrue(scrape.contains("delayed_jobs_succeeded_total{queue=\"metered-fine\"} 1.0"), scrape);
+        assertTrue(scrape.contains("delayed_jobs_dead_lettered_total{queue=\"metered-failing\"} 1.0"), scrape);
+    }
+
+    @Test
+    void gaugesShowTheQueueFiguresInRedis() {
+        scheduler.schedule("metered-fine", "pending:1", null, Duration.ofHours(1));
+        scheduler.schedule("metered-fine", "pending:2", null, Duration.ofHours(1));
+        // A gauge read off the event loop waits for a reading at most a second old.
+        await().atMost(Duration.ofSeconds(5)).until(() -> gauge("delayed.jobs.pending", "metered-fine") == 2);
+        assertEquals(0, gauge("delayed.jobs.running", "metered-fine"));
+        scheduler.cancel("metered-fine", "pending:1");
+        await().atMost(Duration.ofSeconds(5)).until(() -> gauge("delayed.jobs.pending", "metered-fine") == 1);
+        scheduler.cancel("metered-fine", "pending:2");
+        double deadLettered = count("delayed.jobs.dead.lettered", "metered-failing");
+        scheduler.schedule("metered-failing", "dies:1", null, Duration.ZERO);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> count("delayed.jobs.dead.lettered", "metered-failing") == deadLettered + 1);
+        long dead = scheduler.stats("metered-failing").dead();
+        assertTrue(dead >= 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> gauge("delayed.jobs.dead", "metered-failing") == dead);
+    }
+}

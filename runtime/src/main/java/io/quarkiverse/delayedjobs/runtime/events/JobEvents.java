@@ -1,0 +1,94 @@
+package io.quarkiverse.delayedjobs.runtime.events;
+
+import java.time.Duration;
+
+import jakarta.enterprise.event.Event;
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import io.quarkiverse.delayedjobs.JobContext;
+import io.quarkiverse.delayedjobs.JobDeadLettered;
+import io.quarkiverse.delayedjobs.JobFailed;
+import io.quarkiverse.delayedjobs.JobSucceeded;
+import io.quarkiverse.delayedjobs.runtime.JobListener;
+import io.quarkus.arc.Arc;
+import io.vertx.core.Vertx;
+
+/**
+ * Fires {@link JobSucceeded}, {@link JobFailed} and {@link JobDeadLettered}. An event nobody observes costs nothing.
+ * Synchronous observers run on a worker thread, never on the event loop of the queue worker that told of the job, so
+ * that an observer may block (write to a database, say) without holding up the claims.
+ */
+@Singleton
+public class JobEvents implements JobListener {
+
+    private static final Logger LOG = Logger.getLogger(JobEvents.class);
+
+    private final Vertx vertx;
+    private final Kind<JobSucceeded> succeeded;
+    private final Kind<JobFailed> failed;
+    private final Kind<JobDeadLettered> deadLettered;
+
+    public JobEvents(Vertx vertx, Event<JobSucceeded> succeeded, Event<JobFailed> failed,
+            Event<JobDeadLettered> deadLettered) {
+        this.vertx = vertx;
+        this.succeeded = new Kind<>(JobSucceeded.class, succeeded);
+        this.failed = new Kind<>(JobFailed.class, failed);
+        this.deadLettered = new Kind<>(JobDeadLettered.class, deadLettered);
+    }
+
+    @Override
+    public void succeeded(JobContext job, long durationNanos) {
+        if (succeeded.observed()) {
+            fire(succeeded, new JobSucceeded(job, Duration.ofNanos(durationNanos)));
+        }
+    }
+
+    @Override
+    public void failed(JobContext job, long durationNanos, Throwable failure) {
+        if (failed.observed()) {
+            fire(failed, new JobFailed(job, failure, Duration.ofNanos(durationNanos)));
+        }
+    }
+
+    @Override
+    public void deadLettered(JobContext job, Throwable failure) {
+        if (deadLettered.observed()) {
+            fire(deadLettered, new JobDeadLettered(job, failure));
+        }
+    }
+
+    private <T> void fire(Kind<T> kind, T event) {
+        if (kind.sync) {
+            vertx.executeBlocking(() -> {
+                kind.event.fire(event);
+                return null;
+            }, false).onFailure(e -> LOG.warnf(e, "An observer of %s failed", event));
+        }
+        if (kind.async) {
+            kind.event.fireAsync(event).exceptionally(e -> {
+                LOG.warnf(e, "An asynchronous observer of %s failed", event);
+                return null;
+            });
+        }
+    }
+
+    /** One event type, and which kinds of observers it has: they are known once the application is built. */
+    private static final class Kind<T> {
+        final Event<T> event;
+        final boolean sync;
+        final boolean async;
+
+        Kind(Class<T> type, Event<T> event) {
+            this.event = event;
+            var observers = Arc.container().resolveObserverMethods(type);
+            this.sync = observers.stream().anyMatch(o -> !o.isAsync());
+            this.async = observers.stream().anyMatch(o -> o.isAsync());
+        }
+
+        boolean observed() {
+            return sync || async;
+        }
+    }
+}

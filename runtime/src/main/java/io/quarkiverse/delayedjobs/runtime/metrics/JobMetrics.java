@@ -1,0 +1,188 @@
+package io.quarkiverse.delayedjobs.runtime.metrics;
+
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.ToLongFunction;
+
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.quarkiverse.delayedjobs.JobContext;
+import io.quarkiverse.delayedjobs.QueueStats;
+import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkiverse.delayedjobs.runtime.HandlerDefinition;
+import io.quarkiverse.delayedjobs.runtime.HandlerRegistry;
+import io.quarkiverse.delayedjobs.runtime.JobListener;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+
+/**
+ * Micrometer meters of the jobs, tagged with their queue: counters and timers kept by this instance, and the
+ * queue-wide pending, running and dead gauges of the queues it handles, read from Redis when the gauges are read.
+ */
+@Singleton
+public class JobMetrics implements JobListener {
+
+    private static final Logger LOG = Logger.getLogger(JobMetrics.class);
+    /** The three gauges of a queue, read one after the other by one scrape, share one reading of its figures. */
+    private static final long STATS_FRESH_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long STATS_WAIT_SECONDS = 2;
+
+    private final MeterRegistry registry;
+    private final JobStore store;
+    private final ConcurrentMap<String, QueueMeters> queues = new ConcurrentHashMap<>();
+
+    public JobMetrics(MeterRegistry registry, JobStore store, HandlerRegistry handlers) {
+        this.registry = registry;
+        this.store = store;
+        for (HandlerDefinition handler : handlers.handlers()) {
+            registerGauges(handler.queue());
+        }
+    }
+
+    @Override
+    public void scheduled(String queue, ScheduleResult result) {
+        meters(queue).scheduled[result.ordinal()].increment();
+    }
+
+    @Override
+    public void started(JobContext job, long latenessMs) {
+        QueueMeters meters = meters(job.queue());
+        meters.started.increment();
+        // By this instance's clock, which may lag behind Redis's: a job never starts before it is due by Redis.
+        meters.lateness.record(Math.max(0, latenessMs), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void succeeded(JobContext job, long durationNanos) {
+        QueueMeters meters = meters(job.queue());
+        meters.succeeded.increment();
+        meters.duration.record(durationNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void failed(JobContext job, long durationNanos, Throwable failure) {
+        QueueMeters meters = meters(job.queue());
+        meters.failed.increment();
+        meters.duration.record(durationNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void retried(JobContext job, Throwable failure) {
+        meters(job.queue()).retried.increment();
+    }
+
+    @Override
+    public void deadLettered(JobContext job, Throwable failure) {
+        meters(job.queue()).deadLettered.increment();
+    }
+
+    private QueueMeters meters(String queue) {
+        return queues.computeIfAbsent(queue, QueueMeters::new);
+    }
+
+    private final class QueueMeters {
+        final Counter[] scheduled = new Counter[ScheduleResult.values().length];
+        final Counter started;
+        final Counter succeeded;
+        final Counter failed;
+        final Counter retried;
+        final Counter deadLettered;
+        final Timer lateness;
+        final Timer duration;
+
+        QueueMeters(String queue) {
+            for (ScheduleResult result : ScheduleResult.values()) {
+                scheduled[result.ordinal()] = Counter.builder("delayed.jobs.scheduled")
+                        .description("Schedule calls, by their result").tag("queue", queue)
+                        .tag("result", result.name().toLowerCase(Locale.ROOT)).register(registry);
+            }
+            started = counter("delayed.jobs.started", "Deliveries handed to a handler", queue);
+            succeeded = counter("delayed.jobs.succeeded", "Deliveries whose handler succeeded", queue);
+            failed = counter("delayed.jobs.failed", "Deliveries whose handler failed", queue);
+            retried = counter("delayed.jobs.retried", "Failed deliveries whose job is due again after a backoff",
+                    queue);
+            deadLettered = counter("delayed.jobs.dead.lettered",
+                    "Failed deliveries whose job went to the dead letters", queue);
+            lateness = Timer.builder("delayed.jobs.lateness").description("How long after its due time a job started")
+                    .tag("queue", queue).register(registry);
+            duration = Timer.builder("delayed.jobs.duration").description("How long handlers ran")
+                    .tag("queue", queue).register(registry);
+        }
+
+        private Counter counter(String name, String description, String queue) {
+            return Counter.builder(name).description(description).tag("queue", queue).register(registry);
+        }
+    }
+
+    private void registerGauges(String queue) {
+        StatsReading reading = new StatsReading(queue);
+        gauge("delayed.jobs.pending", "Jobs waiting for their due time or a worker, in the whole queue", queue,
+                reading, QueueStats::pending);
+        gauge("delayed.jobs.running", "Jobs claimed by a worker, in the whole queue", queue, reading,
+                QueueStats::running);
+        gauge("delayed.jobs.dead", "Dead letters of the queue", queue, reading, QueueStats::dead);
+    }
+
+    private void gauge(String name, String description, String queue, StatsReading reading,
+            ToLongFunction<QueueStats> figure) {
+        Gauge.builder(name, reading, r -> r.value(figure)).description(description).tag("queue", queue)
+                .strongReference(true).register(registry);
+    }
+
+    /**
+     * The figures of a queue, read again when a gauge is read and the last reading is more than a second old: Redis
+     * hears nothing from the gauges unless someone looks at them. Off an event loop the gauge waits for the new reading
+     * (a scrape sees current figures); on one it shows the last reading and the next one is on its way.
+     */
+    private final class StatsReading {
+        private final String queue;
+        private final AtomicBoolean reading = new AtomicBoolean();
+        private volatile QueueStats stats;
+        private volatile long readAtNanos;
+
+        StatsReading(String queue) {
+            this.queue = queue;
+        }
+
+        double value(ToLongFunction<QueueStats> figure) {
+            refresh();
+            QueueStats last = stats;
+            return last == null ? Double.NaN : figure.applyAsLong(last);
+        }
+
+        private void refresh() {
+            if ((stats != null && System.nanoTime() - readAtNanos < STATS_FRESH_NANOS)
+                    || !reading.compareAndSet(false, true)) {
+                return;
+            }
+            Future<QueueStats> read = store.stats(queue).onComplete(ar -> {
+                if (ar.succeeded()) {
+                    stats = ar.result();
+                } else {
+                    LOG.debugf(ar.cause(), "Could not read the figures of queue %s for its gauges", queue);
+                }
+                readAtNanos = System.nanoTime();
+                reading.set(false);
+            });
+            if (!Context.isOnEventLoopThread()) {
+                try {
+                    read.toCompletionStage().toCompletableFuture().get(STATS_WAIT_SECONDS, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (Exception e) {
+                    // The gauge shows the last reading; the failure was logged above, or the reading is still on its way.
+                }
+            }
+        }
+    }
+}
