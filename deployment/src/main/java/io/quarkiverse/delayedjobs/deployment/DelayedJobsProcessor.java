@@ -73,12 +73,19 @@ import io.quarkus.redis.deployment.client.RequestedRedisClientBuildItem;
 import io.quarkus.redis.runtime.client.config.RedisConfig;
 import io.quarkus.runtime.RuntimeValue;
 import io.quarkus.runtime.metrics.MetricsFactory;
+import io.quarkus.smallrye.health.deployment.spi.HealthBuildItem;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Redis;
 
 class DelayedJobsProcessor {
 
     private static final String FEATURE = "delayed-jobs";
+    /**
+     * By name: the classes implement the SmallRye Health API, which only applications with
+     * {@code quarkus-smallrye-health} have.
+     */
+    private static final String READINESS_CHECK = "io.quarkiverse.delayedjobs.runtime.health.DelayedJobsReadinessCheck";
+    private static final String LIVENESS_CHECK = "io.quarkiverse.delayedjobs.runtime.health.DelayedJobsLivenessCheck";
 
     @BuildStep
     FeatureBuildItem feature() {
@@ -107,6 +114,13 @@ class DelayedJobsProcessor {
     @BuildStep
     ExecutionModelAnnotationsAllowedBuildItem executionModelAnnotations() {
         return new ExecutionModelAnnotationsAllowedBuildItem(method -> method.hasDeclaredAnnotation(DELAYED));
+    }
+
+    /** Taken only when the application has SmallRye Health, which then makes beans of the enabled checks. */
+    @BuildStep
+    void healthChecks(DelayedJobsBuildTimeConfig config, BuildProducer<HealthBuildItem> checks) {
+        checks.produce(new HealthBuildItem(READINESS_CHECK, config.health().enabled()));
+        checks.produce(new HealthBuildItem(LIVENESS_CHECK, config.health().enabled()));
     }
 
     @BuildStep

@@ -47,6 +47,12 @@ public interface DelayedJobsBuildTimeConfig {
     DevServicesConfig devservices();
 
     /**
+     * Health checks.
+     */
+    @ConfigDocSection
+    HealthConfig health();
+
+    /**
      * Dev Services that start a local {@code redis-server} when no container runtime is available.
      */
     interface DevServicesConfig {
@@ -59,6 +65,24 @@ public interface DelayedJobsBuildTimeConfig {
          * application stops. With a container runtime, the Redis Dev Service of {@code quarkus-redis-client} is used
          * instead, unless it is disabled with {@code quarkus.redis.devservices.enabled=false}.
          * {@code quarkus.devservices.enabled=false} disables both.
+         */
+        @WithDefault("true")
+        boolean enabled();
+    }
+
+    /**
+     * The SmallRye Health checks of the extension.
+     */
+    interface HealthConfig {
+
+        /**
+         * Whether the extension publishes its health checks when the application has the
+         * {@code quarkus-smallrye-health} extension: a readiness check, "Delayed jobs", that runs a read-only script of
+         * the job protocol on the extension's connection to Redis, and a liveness check, "Delayed jobs workers", that
+         * makes sure the event loop of each queue worker of this instance still runs its tasks. The readiness check
+         * sends one call to Redis each time it is called, and nothing otherwise. With
+         * {@code quarkus.smallrye-health.extensions.enabled=false} no extension publishes its checks, whatever this
+         * says.
          */
         @WithDefault("true")
         boolean enabled();

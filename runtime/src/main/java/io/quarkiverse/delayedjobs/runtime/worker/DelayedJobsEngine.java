@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
@@ -28,6 +29,7 @@ import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
 import io.quarkus.arc.All;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 
@@ -47,6 +49,8 @@ public class DelayedJobsEngine {
     private final DelayedJobsRuntimeConfig config;
     private final JobListener listener;
     private final List<QueueWorker> workers = new ArrayList<>();
+    /** The started workers, for the health checks; unlike {@link #workers}, not emptied by a stop, which they show. */
+    private volatile List<StartedWorker> started = List.of();
     private WakeListener wakeListener;
     private DueTimer dueTimer;
     private long heartbeatTimer = -1;
@@ -80,20 +84,41 @@ public class DelayedJobsEngine {
         OccurrencePlanner planner = new OccurrencePlanner(config.catchUpLimit());
         dueTimer = new DueTimer();
         Map<String, QueueWorker> byChannel = new HashMap<>();
+        List<StartedWorker> views = new ArrayList<>();
         for (int i = 0; i < queues.size(); i++) {
             HandlerDefinition handler = registry.handlers().get(i);
             QueueKeys keys = queues.get(i);
             QueueWorker worker = new QueueWorker(keys, QueueSettings.of(config, handler.queue()), store,
                     new HandlerDispatcher(handler, codec, listener), vertx, dueTimer, config.pollInterval(), planner);
             workers.add(worker);
+            views.add(new StartedWorker(keys.queue(), worker.context(), worker::stopped));
             byChannel.put(keys.wakeChannel(), worker);
         }
         wakeListener = new WakeListener(store, vertx, byChannel);
         await(wakeListener.start());
         heartbeatTimer = vertx.setPeriodic(config.pollInterval().toMillis(), id -> wakeListener.checkHeartbeat());
         workers.forEach(QueueWorker::start);
+        started = List.copyOf(views);
         LOG.infof("Delayed-jobs workers started for queues %s",
                 registry.handlers().stream().map(HandlerDefinition::queue).toList());
+    }
+
+    /**
+     * A worker this engine started, as the health checks see it.
+     *
+     * @param queue the queue whose jobs it runs
+     * @param context the event-loop context its state is confined to
+     * @param stopped whether it was stopped; read it on {@code context}
+     */
+    public record StartedWorker(String queue, Context context, BooleanSupplier stopped) {
+    }
+
+    /**
+     * The workers this engine started, in the order of their queues: none until it started them, nor in an instance
+     * that runs no workers. They stay listed after a stop.
+     */
+    public List<StartedWorker> startedWorkers() {
+        return started;
     }
 
     /** Every instance registers the static schedules; the script keeps the armed occurrence when nothing changed. */

@@ -187,6 +187,16 @@ final class QueueWorker {
         });
     }
 
+    /** The event-loop context its state is confined to: the liveness check sees it answer there. */
+    Context context() {
+        return context;
+    }
+
+    /** Whether it was stopped; read on {@link #context()}. */
+    boolean stopped() {
+        return stopped;
+    }
+
     /** A shard got a new earliest job (or we may have missed news): look at it when it is due. */
     void wake(int shard, long dueMs) {
         context.runOnContext(v -> {
