@@ -1,0 +1,181 @@
+package io.quarkiverse.delayedjobs.test;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quarkiverse.delayedjobs.Delayed;
+import io.quarkiverse.delayedjobs.DelayedScheduler;
+import io.quarkiverse.delayedjobs.runtime.devui.DelayedJobsJsonRpcService;
+import io.quarkiverse.delayedjobs.runtime.devui.DelayedJobsJsonRpcService.JobView;
+import io.quarkiverse.delayedjobs.runtime.devui.DelayedJobsJsonRpcService.Overview;
+import io.quarkiverse.delayedjobs.runtime.devui.DelayedJobsJsonRpcService.QueueView;
+import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
+import io.quarkus.test.QuarkusUnitTest;
+
+/**
+ * The JSON-RPC methods behind the Dev UI page, against a real Redis. The Dev UI registers the service in dev mode
+ * only, and Quarkus has no published harness to call it over its WebSocket in 3.34, so the test registers the bean
+ * as the dev-mode build step does and calls its methods as the Dev UI would: on the event loop's terms, by Uni.
+ */
+public class DevUiJsonRpcServiceTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(15);
+
+    @RegisterExtension
+    static final QuarkusUnitTest test = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(Mail.class, Failing.class, Digest.class, RedisTestServer.class))
+            .addBuildChainCustomizer(chain -> chain.addBuildStep(context -> context
+                    .produce(AdditionalBeanBuildItem.unremovableOf(DelayedJobsJsonRpcService.class)))
+                    .produces(AdditionalBeanBuildItem.class).build())
+            .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
+            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "devui-json-rpc")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.dv-failing.max-attempts", "1")
+            // A queue this application only produces to: known from its settings alone.
+            .overrideConfigKey("quarkus.delayed-jobs.queues.dv-audit.shards", "2");
+
+    static class Mail {
+        @Delayed("dv-mail")
+        void send(String text) {
+        }
+    }
+
+    static class Failing {
+        static final AtomicBoolean healed = new AtomicBoolean();
+        static final AtomicInteger succeeded = new AtomicInteger();
+
+        @Delayed("dv-failing")
+        void run() {
+            if (!healed.get()) {
+                throw new IllegalStateException("smtp refused");
+            }
+            succeeded.incrementAndGet();
+        }
+    }
+
+    static class Digest {
+        @Delayed(value = "dv-digest", cron = "0 3 * * *", timeZone = "Europe/Paris")
+        void digest() {
+        }
+    }
+
+    @Inject
+    DelayedJobsJsonRpcService service;
+
+    @Inject
+    DelayedScheduler scheduler;
+
+    @Test
+    void listsTheQueuesWithAHandlerOrSettingsWithTheirFigures() {
+        Instant first = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.MILLIS);
+        scheduler.schedule("dv-mail", "mail:3", "c", first.plus(Duration.ofHours(2)));
+        scheduler.schedule("dv-mail", "mail:1", "a", first);
+        scheduler.schedule("dv-mail", "mail:2", "b", first.plus(Duration.ofHours(1)));
+        Instant overdue = Instant.now().minusSeconds(30).truncatedTo(ChronoUnit.MILLIS);
+        scheduler.schedule("dv-audit", "audit:1", "x", overdue);
+
+        Overview overview = service.queues().await().atMost(WAIT);
+        assertTrue(overview.workers());
+        assertEquals("devui-json-rpc", overview.keyPrefix());
+        assertEquals(List.of("dv-audit", "dv-digest", "dv-failing", "dv-mail"),
+                overview.queues().stream().map(QueueView::name).toList());
+        Map<String, QueueView> queues = overview.queues().stream()
+                .collect(Collectors.toMap(QueueView::name, Function.identity()));
+
+        QueueView mail = queues.get("dv-mail");
+        assertEquals(Mail.class.getName() + "#send()", mail.handler());
+        assertNull(mail.cron());
+        assertNull(mail.error());
+        assertEquals(3L, mail.pending());
+        assertEquals(0L, mail.running());
+        assertEquals(0L, mail.dead());
+        assertEquals(first.toString(), mail.nextDueAt());
+        assertEquals(0L, mail.lagMillis());
+
+        QueueView audit = queues.get("dv-audit");
+        assertNull(audit.handler(), "no @Delayed method handles dv-audit here");
+        assertEquals(1L, audit.pending());
+        assertEquals(overdue.toString(), audit.nextDueAt());
+        assertTrue(audit.lagMillis() >= 30_000, "lag " + audit.lagMillis());
+
+        QueueView digest = queues.get("dv-digest");
+        assertEquals(Digest.class.getName() + "#digest()", digest.handler());
+        assertEquals("0 3 * * *", digest.cron());
+        assertEquals("Europe/Paris", digest.timeZone());
+        await().atMost(WAIT).until(() -> service.queues().await().atMost(WAIT).queues().stream()
+                .filter(q -> q.name().equals("dv-digest")).findFirst().orElseThrow().pending() == 1);
+    }
+
+    @Test
+    void findsAJobOfAnyQueueAndCancelsIt() {
+        Instant due = Instant.now().plus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.MILLIS);
+        scheduler.schedule("dv-elsewhere", "parcel:7", Map.of("to", "ada"), due);
+
+        JobView job = service.find("dv-elsewhere", "parcel:7").await().atMost(WAIT);
+        assertEquals(new JobView("dv-elsewhere", "parcel:7", "PENDING", due.toString(), 0, null, "{\"to\":\"ada\"}",
+                null), job);
+
+        assertTrue(service.cancel("dv-elsewhere", "parcel:7").await().atMost(WAIT));
+        assertNull(service.find("dv-elsewhere", "parcel:7").await().atMost(WAIT));
+        assertFalse(service.cancel("dv-elsewhere", "parcel:7").await().atMost(WAIT));
+    }
+
+    @Test
+    void listsADeadLetterAndRequeueRunsItAgain() {
+        scheduler.schedule("dv-failing", "fail:1", null, Duration.ZERO);
+
+        List<JobView> dead = await().atMost(WAIT)
+                .until(() -> service.deadLetters("dv-failing", 10).await().atMost(WAIT), letters -> !letters.isEmpty());
+        assertEquals(1, dead.size());
+        JobView letter = dead.get(0);
+        assertEquals("fail:1", letter.id());
+        assertEquals("DEAD", letter.state());
+        assertEquals(1, letter.attempts(), "max-attempts of dv-failing is 1");
+        assertEquals("java.lang.IllegalStateException: smtp refused", letter.lastError());
+        assertEquals(1L, service.queues().await().atMost(WAIT).queues().stream()
+                .filter(q -> q.name().equals("dv-failing")).findFirst().orElseThrow().dead());
+        assertEquals("DEAD", service.find("dv-failing", "fail:1").await().atMost(WAIT).state());
+
+        Failing.healed.set(true);
+        assertTrue(service.requeue("dv-failing", "fail:1").await().atMost(WAIT));
+        await().atMost(WAIT).until(() -> Failing.succeeded.get() == 1);
+        await().atMost(WAIT).until(() -> service.find("dv-failing", "fail:1").await().atMost(WAIT) == null);
+        assertEquals(List.of(), service.deadLetters("dv-failing", 10).await().atMost(WAIT));
+        assertFalse(service.requeue("dv-failing", "fail:1").await().atMost(WAIT), "no dead letter is left");
+    }
+
+    @Test
+    void aBadArgumentFailsTheCallWithTheRule() {
+        String rule = "queue must match [A-Za-z0-9._-]{1,64}, was 'no spaces please'";
+        assertEquals(rule, assertThrows(IllegalArgumentException.class,
+                () -> service.find("no spaces please", "x").await().atMost(WAIT)).getMessage());
+        assertEquals(rule, assertThrows(IllegalArgumentException.class,
+                () -> service.cancel("no spaces please", "x").await().atMost(WAIT)).getMessage());
+        assertEquals(rule, assertThrows(IllegalArgumentException.class,
+                () -> service.deadLetters("no spaces please", 10).await().atMost(WAIT)).getMessage());
+        assertEquals(rule, assertThrows(IllegalArgumentException.class,
+                () -> service.requeue("no spaces please", "x").await().atMost(WAIT)).getMessage());
+        assertEquals("id must not be blank, was ''", assertThrows(IllegalArgumentException.class,
+                () -> service.find("dv-mail", "").await().atMost(WAIT)).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> service.deadLetters("dv-mail", 0).await().atMost(WAIT)).getMessage().startsWith("limit must"));
+    }
+}

@@ -1,0 +1,137 @@
+package io.quarkiverse.delayedjobs.runtime.devui;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import jakarta.inject.Singleton;
+
+import io.quarkiverse.delayedjobs.JobInfo;
+import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
+import io.quarkiverse.delayedjobs.runtime.HandlerDefinition;
+import io.quarkiverse.delayedjobs.runtime.HandlerRegistry;
+import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
+import io.quarkiverse.delayedjobs.runtime.cron.ConfigExpressions;
+import io.quarkus.runtime.annotations.JsonRpcDescription;
+import io.smallrye.mutiny.Uni;
+
+/**
+ * The JSON-RPC methods behind the Dev UI page of the extension. Each one goes through the public
+ * {@link ReactiveDelayedScheduler}, so the page sees what an application sees, and none blocks the event loop the
+ * Dev UI calls it on. Results are plain records of strings and numbers; a failure (a bad argument, Redis down) fails
+ * the call with the scheduler's message, which the page shows.
+ */
+@Singleton
+public class DelayedJobsJsonRpcService {
+
+    private final ReactiveDelayedScheduler scheduler;
+    private final HandlerRegistry handlers;
+    private final DelayedJobsRuntimeConfig config;
+
+    public DelayedJobsJsonRpcService(ReactiveDelayedScheduler scheduler, HandlerRegistry handlers,
+            DelayedJobsRuntimeConfig config) {
+        this.scheduler = scheduler;
+        this.handlers = handlers;
+        this.config = config;
+    }
+
+    /**
+     * What the page lists.
+     *
+     * @param workers whether this instance runs workers ({@code quarkus.delayed-jobs.enabled})
+     * @param keyPrefix the prefix of the Redis keys
+     * @param queues the queues with a handler here or settings under {@code quarkus.delayed-jobs.queues}, by name
+     */
+    public record Overview(boolean workers, String keyPrefix, List<QueueView> queues) {
+    }
+
+    /**
+     * A queue known to this application, with its figures.
+     *
+     * @param name the queue
+     * @param handler the {@code @Delayed} method of this application that runs its jobs ({@code Class#method()}), or
+     *        null when it has none here
+     * @param cron the schedule of a recurring handler, or null
+     * @param timeZone the time zone of that schedule, or null for UTC
+     * @param pending jobs waiting, or null when the figures could not be read
+     * @param running jobs claimed by a worker, or null
+     * @param dead dead letters, or null
+     * @param nextDueAt the earliest due time of a pending job (ISO-8601), or null
+     * @param lagMillis how long the oldest due pending job has waited, or null
+     * @param error why the figures could not be read, or null
+     */
+    public record QueueView(String name, String handler, String cron, String timeZone, Long pending, Long running,
+            Long dead, String nextDueAt, Long lagMillis, String error) {
+    }
+
+    /**
+     * A stored job, as {@link JobInfo} with its times as ISO-8601 text.
+     */
+    public record JobView(String queue, String id, String state, String dueAt, int attempts, String lastError,
+            String payload, String cron) {
+
+        static JobView of(JobInfo job) {
+            return new JobView(job.queue(), job.id(), job.state().name(), job.dueAt().toString(), job.attempts(),
+                    job.lastError(), job.payload(), job.cron());
+        }
+    }
+
+    @JsonRpcDescription("Lists the queues of this application (those with a @Delayed handler and those configured under"
+            + " quarkus.delayed-jobs.queues) with their pending, running and dead jobs, next due time and lag")
+    public Uni<Overview> queues() {
+        Map<String, HandlerDefinition> known = new TreeMap<>();
+        config.queues().keySet().forEach(name -> known.put(name, null));
+        handlers.handlers().forEach(handler -> known.put(handler.queue(), handler));
+        List<Uni<QueueView>> views = known.entrySet().stream().map(e -> view(e.getKey(), e.getValue())).toList();
+        Uni<List<QueueView>> all = views.isEmpty() ? Uni.createFrom().item(List.of())
+                : Uni.join().all(views).andFailFast();
+        return all.map(queues -> new Overview(config.enabled(), config.keyPrefix(), queues));
+    }
+
+    /** One queue whose figures cannot be read (a bad configured name, Redis down) must not hide the others. */
+    private Uni<QueueView> view(String queue, HandlerDefinition handler) {
+        String method = handler == null ? null : handler.method();
+        String cron = handler == null ? null : resolved(handler.cron());
+        String zone = handler == null ? null : resolved(handler.timeZone());
+        return scheduler.stats(queue)
+                .map(s -> new QueueView(queue, method, cron, zone, s.pending(), s.running(), s.dead(),
+                        s.nextDueAt().map(Instant::toString).orElse(null), s.lag().toMillis(), null))
+                .onFailure().recoverWithItem(e -> new QueueView(queue, method, cron, zone, null, null, null, null,
+                        null, String.valueOf(e.getMessage())));
+    }
+
+    /** The value a {@code ${…}} expression in the annotation stands for, as the engine reads it at startup. */
+    private static String resolved(String value) {
+        try {
+            return ConfigExpressions.resolve(value);
+        } catch (IllegalArgumentException e) {
+            return value;
+        }
+    }
+
+    @JsonRpcDescription("Reads the pending, running or dead job with that id; null when there is none")
+    public Uni<JobView> find(@JsonRpcDescription("The queue of the job") String queue,
+            @JsonRpcDescription("The id of the job") String id) {
+        return scheduler.find(queue, id).map(job -> job.map(JobView::of).orElse(null));
+    }
+
+    @JsonRpcDescription("Removes the pending, running, recurring or dead job with that id; false when there was none")
+    public Uni<Boolean> cancel(@JsonRpcDescription("The queue of the job") String queue,
+            @JsonRpcDescription("The id of the job") String id) {
+        return scheduler.cancel(queue, id);
+    }
+
+    @JsonRpcDescription("Lists the newest dead letters of a queue")
+    public Uni<List<JobView>> deadLetters(@JsonRpcDescription("The queue") String queue,
+            @JsonRpcDescription("The most dead letters listed, 1 to 10000") int limit) {
+        return scheduler.deadLetters(queue, limit).map(jobs -> jobs.stream().map(JobView::of).toList());
+    }
+
+    @JsonRpcDescription("Moves a dead letter back to the pending jobs, due now, with its attempts reset; false when"
+            + " the queue has no dead letter with that id")
+    public Uni<Boolean> requeue(@JsonRpcDescription("The queue of the dead letter") String queue,
+            @JsonRpcDescription("The id of the dead letter") String id) {
+        return scheduler.requeue(queue, id);
+    }
+}
