@@ -1,10 +1,11 @@
 package io.quarkiverse.delayedjobs.runtime.metrics;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.ToLongFunction;
 
 import jakarta.inject.Singleton;
@@ -18,12 +19,11 @@ import io.micrometer.core.instrument.Timer;
 import io.quarkiverse.delayedjobs.JobContext;
 import io.quarkiverse.delayedjobs.QueueStats;
 import io.quarkiverse.delayedjobs.ScheduleResult;
-import io.quarkiverse.delayedjobs.runtime.HandlerDefinition;
 import io.quarkiverse.delayedjobs.runtime.HandlerRegistry;
 import io.quarkiverse.delayedjobs.runtime.JobListener;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.vertx.core.Context;
-import io.vertx.core.Future;
+import io.vertx.core.Promise;
 
 /**
  * Micrometer meters of the jobs, tagged with their queue: counters and timers kept by this instance, and the
@@ -40,13 +40,15 @@ public class JobMetrics implements JobListener {
     private final MeterRegistry registry;
     private final JobStore store;
     private final ConcurrentMap<String, QueueMeters> queues = new ConcurrentHashMap<>();
+    /** The figures behind the gauges, one per queue with a handler here. */
+    private final List<StatsReading> readings;
 
     public JobMetrics(MeterRegistry registry, JobStore store, HandlerRegistry handlers) {
         this.registry = registry;
         this.store = store;
-        for (HandlerDefinition handler : handlers.handlers()) {
-            registerGauges(handler.queue());
-        }
+        // All of them before the first gauge, which a scrape may read at once and which reads them all.
+        this.readings = handlers.handlers().stream().map(handler -> new StatsReading(handler.queue())).toList();
+        readings.forEach(this::registerGauges);
     }
 
     @Override
@@ -124,8 +126,8 @@ public class JobMetrics implements JobListener {
         }
     }
 
-    private void registerGauges(String queue) {
-        StatsReading reading = new StatsReading(queue);
+    private void registerGauges(StatsReading reading) {
+        String queue = reading.queue;
         gauge("delayed.jobs.pending", "Jobs waiting for their due time or a worker, in the whole queue", queue,
                 reading, QueueStats::pending);
         gauge("delayed.jobs.running", "Jobs claimed by a worker, in the whole queue", queue, reading,
@@ -140,48 +142,101 @@ public class JobMetrics implements JobListener {
     }
 
     /**
+     * A gauge whose figures are stale starts a reading of every queue whose figures are: a scrape reads the gauges one
+     * queue after the other, and readings started together share one deadline, so that the scrape waits
+     * {@value #STATS_WAIT_SECONDS} s at most in all, not that long for each queue in turn.
+     */
+    private void readStaleFigures() {
+        long deadlineNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(STATS_WAIT_SECONDS);
+        for (StatsReading reading : readings) {
+            reading.startIfStale(deadlineNanos);
+        }
+    }
+
+    /** The figures of a queue, the last ones Redis gave, and when it last answered or failed to answer for them. */
+    private record Figures(QueueStats stats, long readAtNanos) {
+    }
+
+    /** A reading under way, and how long a gauge waits for it. */
+    private record Pending(Promise<Void> done, long deadlineNanos) {
+    }
+
+    /**
      * The figures of a queue, read again when a gauge is read and the last reading is more than a second old: Redis
-     * hears nothing from the gauges unless someone looks at them. Off an event loop the gauge waits for the new reading
-     * (a scrape sees current figures); on one it shows the last reading and the next one is on its way.
+     * hears nothing from the gauges unless someone looks at them. Off an event loop the gauge waits for a reading under
+     * way until its deadline (a scrape sees current figures, and so does a second scrape meanwhile); on one it shows the
+     * last reading and the next one is on its way.
      */
     private final class StatsReading {
         private final String queue;
-        private final AtomicBoolean reading = new AtomicBoolean();
-        private volatile QueueStats stats;
-        private volatile long readAtNanos;
+        private final AtomicReference<Pending> pending = new AtomicReference<>();
+        /** Null until a first reading ended; its stats are null until one succeeded. */
+        private volatile Figures last;
 
         StatsReading(String queue) {
             this.queue = queue;
         }
 
         double value(ToLongFunction<QueueStats> figure) {
-            refresh();
-            QueueStats last = stats;
-            return last == null ? Double.NaN : figure.applyAsLong(last);
+            if (stale()) {
+                readStaleFigures();
+            }
+            awaitPending();
+            Figures figures = last;
+            return figures == null || figures.stats() == null ? Double.NaN : figure.applyAsLong(figures.stats());
         }
 
-        private void refresh() {
-            if ((stats != null && System.nanoTime() - readAtNanos < STATS_FRESH_NANOS)
-                    || !reading.compareAndSet(false, true)) {
+        /** Neither fresh nor being read. */
+        private boolean stale() {
+            return pending.get() == null && !fresh();
+        }
+
+        private boolean fresh() {
+            Figures figures = last;
+            return figures != null && figures.stats() != null
+                    && System.nanoTime() - figures.readAtNanos() < STATS_FRESH_NANOS;
+        }
+
+        void startIfStale(long deadlineNanos) {
+            if (!stale()) {
                 return;
             }
-            Future<QueueStats> read = store.stats(queue).onComplete(ar -> {
-                if (ar.succeeded()) {
-                    stats = ar.result();
-                } else {
+            Pending reading = new Pending(Promise.promise(), deadlineNanos);
+            if (!pending.compareAndSet(null, reading)) {
+                return;
+            }
+            if (fresh()) {
+                // A reading ended between the look and the claim.
+                pending.set(null);
+                return;
+            }
+            store.stats(queue).onComplete(ar -> {
+                Figures before = last;
+                if (ar.failed()) {
                     LOG.debugf(ar.cause(), "Could not read the figures of queue %s for its gauges", queue);
                 }
-                readAtNanos = System.nanoTime();
-                reading.set(false);
+                last = new Figures(ar.succeeded() ? ar.result() : before == null ? null : before.stats(),
+                        System.nanoTime());
+                pending.set(null);
+                reading.done().complete();
             });
-            if (!Context.isOnEventLoopThread()) {
-                try {
-                    read.toCompletionStage().toCompletableFuture().get(STATS_WAIT_SECONDS, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } catch (Exception e) {
-                    // The gauge shows the last reading; the failure was logged above, or the reading is still on its way.
-                }
+        }
+
+        private void awaitPending() {
+            Pending reading = pending.get();
+            if (reading == null || Context.isOnEventLoopThread()) {
+                return;
+            }
+            long leftNanos = reading.deadlineNanos() - System.nanoTime();
+            if (leftNanos <= 0) {
+                return;
+            }
+            try {
+                reading.done().future().toCompletionStage().toCompletableFuture().get(leftNanos, TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                // Past its deadline: the gauge shows the last reading, and this one is still on its way.
             }
         }
     }
