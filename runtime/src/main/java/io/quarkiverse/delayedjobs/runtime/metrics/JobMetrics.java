@@ -162,10 +162,11 @@ public class JobMetrics implements JobListener {
     }
 
     /**
-     * The figures of a queue, read again when a gauge is read and the last reading is more than a second old: Redis
-     * hears nothing from the gauges unless someone looks at them. Off an event loop the gauge waits for a reading under
-     * way until its deadline (a scrape sees current figures, and so does a second scrape meanwhile); on one it shows the
-     * last reading and the next one is on its way.
+     * The figures of a queue, read again when a gauge is read and the last reading, successful or not, is more than a
+     * second old: Redis hears nothing from the gauges unless someone looks at them, and one call a second for each
+     * queue at most when someone does, also while it refuses the script. Off an event loop the gauge waits for a
+     * reading under way until its deadline (a scrape sees current figures, and so does a second scrape meanwhile); on
+     * one it shows the last reading and the next one is on its way.
      */
     private final class StatsReading {
         private final String queue;
@@ -193,8 +194,7 @@ public class JobMetrics implements JobListener {
 
         private boolean fresh() {
             Figures figures = last;
-            return figures != null && figures.stats() != null
-                    && System.nanoTime() - figures.readAtNanos() < STATS_FRESH_NANOS;
+            return figures != null && System.nanoTime() - figures.readAtNanos() < STATS_FRESH_NANOS;
         }
 
         void startIfStale(long deadlineNanos) {

@@ -1,0 +1,73 @@
+package io.quarkiverse.delayedjobs.test;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkiverse.delayedjobs.Delayed;
+import io.quarkus.builder.Version;
+import io.quarkus.maven.dependency.Dependency;
+import io.quarkus.test.QuarkusUnitTest;
+
+/**
+ * A Redis that answers but refuses the figures' script (an ACL that denies {@code EVALSHA} and {@code EVAL}) hears
+ * from the gauges at most once a second per queue, as when it answers: a failed reading counts as a reading, even
+ * before any succeeded.
+ */
+public class MetricsScriptsDeniedTest {
+
+    private static final String USER = "metricsacl";
+    private static final String QUEUE = "metrics-denied";
+
+    @RegisterExtension
+    static final QuarkusUnitTest test = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(Handler.class, RedisTestServer.class))
+            .setForcedDependencies(List.of(Dependency.of("io.quarkus",
+                    "quarkus-micrometer-registry-prometheus-deployment", Version.getVersion())))
+            .overrideConfigKey("quarkus.http.test-port", "0")
+            .overrideConfigKey("quarkus.redis.hosts", urlWithUser())
+            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "metrics-acl")
+            // One script call a reading.
+            .overrideConfigKey("quarkus.delayed-jobs.queues." + QUEUE + ".shards", "1")
+            // A producer: no worker whose claims Redis would refuse too.
+            .overrideConfigKey("quarkus.delayed-jobs.enabled", "false");
+
+    /** A server of this test's own, whose ACL it changes, and a user that may do everything to begin with. */
+    private static String urlWithUser() {
+        String url = RedisTestServer.sharedUrl("metrics-acl");
+        RedisTestServer.command(url, "ACL", "SETUSER", USER, "on", ">secret", "~*", "&*", "+@all");
+        return url.replace("redis://", "redis://" + USER + ":secret@");
+    }
+
+    static class Handler {
+        @Delayed(QUEUE)
+        void run() {
+        }
+    }
+
+    @Inject
+    MeterRegistry registry;
+
+    @Test
+    void refusedReadingsAreTriedAtMostOnceASecond() {
+        String url = RedisTestServer.sharedUrl("metrics-acl");
+        RedisTestServer.command(url, "ACL", "SETUSER", USER, "-evalsha", "-eval");
+        long before = RedisTestServer.rejectedCalls(url, "eval|evalsha");
+        Gauge pending = registry.get("delayed.jobs.pending").tag("queue", QUEUE).gauge();
+        long start = System.nanoTime();
+        int reads = 0;
+        for (; reads < 30; reads++) {
+            assertTrue(Double.isNaN(pending.value()));
+        }
+        long seconds = (System.nanoTime() - start) / 1_000_000_000;
+        long refused = RedisTestServer.rejectedCalls(url, "eval|evalsha") - before;
+        assertTrue(refused <= 1 + seconds, reads + " gauge reads in " + seconds + " s sent " + refused + " calls");
+    }
+}
