@@ -8,7 +8,7 @@ import io.quarkiverse.delayedjobs.ScheduleResult;
 /**
  * Told what happens to jobs, by the producers and the queue workers of this instance: the CDI events and the metrics
  * are built on it. Methods are called on any thread, often an event loop, once per job: they must be quick and must
- * not block or throw.
+ * not block. One that throws is logged ({@link #of}).
  */
 public interface JobListener {
 
@@ -36,54 +36,11 @@ public interface JobListener {
     default void deadLettered(JobContext job, Throwable failure) {
     }
 
-    /** One listener that tells each of {@code listeners} in turn; one that does nothing when there are none. */
+    /**
+     * One listener that tells each of {@code listeners} in turn; one that throws is logged, and changes nothing for
+     * the job nor for the other listeners.
+     */
     static JobListener of(List<? extends JobListener> listeners) {
-        if (listeners.size() == 1) {
-            return listeners.get(0);
-        }
-        JobListener[] all = listeners.toArray(JobListener[]::new);
-        return new JobListener() {
-            @Override
-            public void scheduled(String queue, ScheduleResult result) {
-                for (JobListener l : all) {
-                    l.scheduled(queue, result);
-                }
-            }
-
-            @Override
-            public void started(JobContext job, long latenessMs) {
-                for (JobListener l : all) {
-                    l.started(job, latenessMs);
-                }
-            }
-
-            @Override
-            public void succeeded(JobContext job, long durationNanos) {
-                for (JobListener l : all) {
-                    l.succeeded(job, durationNanos);
-                }
-            }
-
-            @Override
-            public void failed(JobContext job, long durationNanos, Throwable failure) {
-                for (JobListener l : all) {
-                    l.failed(job, durationNanos, failure);
-                }
-            }
-
-            @Override
-            public void retried(JobContext job, Throwable failure) {
-                for (JobListener l : all) {
-                    l.retried(job, failure);
-                }
-            }
-
-            @Override
-            public void deadLettered(JobContext job, Throwable failure) {
-                for (JobListener l : all) {
-                    l.deadLettered(job, failure);
-                }
-            }
-        };
+        return new GuardedListeners(listeners);
     }
 }
