@@ -1,6 +1,8 @@
 package io.quarkiverse.delayedjobs.runtime.events;
 
 import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 
 import jakarta.enterprise.event.Event;
 import jakarta.inject.Singleton;
@@ -13,12 +15,15 @@ import io.quarkiverse.delayedjobs.JobFailed;
 import io.quarkiverse.delayedjobs.JobSucceeded;
 import io.quarkiverse.delayedjobs.runtime.JobListener;
 import io.quarkus.arc.Arc;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 
 /**
  * Fires {@link JobSucceeded}, {@link JobFailed} and {@link JobDeadLettered}. An event nobody observes costs nothing.
  * Synchronous observers run on a worker thread, never on the event loop of the queue worker that told of the job, so
- * that an observer may block (write to a database, say) without holding up the claims.
+ * that an observer may block (write to a database, say) without holding up the claims; they see the events of one job
+ * in order, those of different jobs side by side.
  */
 @Singleton
 public class JobEvents implements JobListener {
@@ -29,6 +34,11 @@ public class JobEvents implements JobListener {
     private final Kind<JobSucceeded> succeeded;
     private final Kind<JobFailed> failed;
     private final Kind<JobDeadLettered> deadLettered;
+    /**
+     * Per job, its last event whose synchronous observers have not all returned: the job's next event waits for it,
+     * so that they see a job's events in order (a failure before the dead letter it caused) however long they take.
+     */
+    private final ConcurrentMap<String, Future<Void>> unnotified = new ConcurrentHashMap<>();
 
     public JobEvents(Vertx vertx, Event<JobSucceeded> succeeded, Event<JobFailed> failed,
             Event<JobDeadLettered> deadLettered) {
@@ -41,30 +51,35 @@ public class JobEvents implements JobListener {
     @Override
     public void succeeded(JobContext job, long durationNanos) {
         if (succeeded.observed()) {
-            fire(succeeded, new JobSucceeded(job, Duration.ofNanos(durationNanos)));
+            fire(succeeded, job, new JobSucceeded(job, Duration.ofNanos(durationNanos)));
         }
     }
 
     @Override
     public void failed(JobContext job, long durationNanos, Throwable failure) {
         if (failed.observed()) {
-            fire(failed, new JobFailed(job, failure, Duration.ofNanos(durationNanos)));
+            fire(failed, job, new JobFailed(job, failure, Duration.ofNanos(durationNanos)));
         }
     }
 
     @Override
     public void deadLettered(JobContext job, Throwable failure) {
         if (deadLettered.observed()) {
-            fire(deadLettered, new JobDeadLettered(job, failure));
+            fire(deadLettered, job, new JobDeadLettered(job, failure));
         }
     }
 
-    private <T> void fire(Kind<T> kind, T event) {
+    private <T> void fire(Kind<T> kind, JobContext job, T event) {
         if (kind.sync) {
-            vertx.executeBlocking(() -> {
-                kind.event.fire(event);
-                return null;
-            }, false).onFailure(e -> LOG.warnf(e, "An observer of %s failed", event));
+            // An id names a job within its queue only.
+            String key = job.queue() + '/' + job.id();
+            Promise<Void> notified = Promise.promise();
+            Future<Void> previous = unnotified.put(key, notified.future());
+            if (previous == null) {
+                notifySync(kind, event, key, notified);
+            } else {
+                previous.onComplete(ar -> notifySync(kind, event, key, notified));
+            }
         }
         if (kind.async) {
             kind.event.fireAsync(event).exceptionally(e -> {
@@ -72,6 +87,20 @@ public class JobEvents implements JobListener {
                 return null;
             });
         }
+    }
+
+    /** Tells the synchronous observers on a worker thread, unordered with the events of other jobs. */
+    private <T> void notifySync(Kind<T> kind, T event, String key, Promise<Void> notified) {
+        vertx.executeBlocking(() -> {
+            kind.event.fire(event);
+            return null;
+        }, false).onComplete(ar -> {
+            if (ar.failed()) {
+                LOG.warnf(ar.cause(), "An observer of %s failed", event);
+            }
+            unnotified.remove(key, notified.future());
+            notified.complete();
+        });
     }
 
     /** One event type, and which kinds of observers it has: they are known once the application is built. */
