@@ -6,7 +6,7 @@ import java.time.Duration;
  * CDI event fired when a handler failed: it threw, its {@code Uni} or {@code CompletionStage} failed, or the payload
  * could not be read as its parameter type. Fired for every failed delivery, whether the job is retried or not; when
  * the failure sends the job to the dead letters, {@link JobDeadLettered} follows. Observe it with {@code @Observes}
- * (called on a worker thread) or {@code @ObservesAsync}.
+ * (called on a thread of the extension, {@code delayed-jobs-events-…}, where it may block) or {@code @ObservesAsync}.
  *
  * @param job the delivery that failed
  * @param failure what the handler threw, or the failure of its asynchronous result

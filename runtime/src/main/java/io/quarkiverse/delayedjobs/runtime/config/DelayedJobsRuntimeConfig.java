@@ -69,6 +69,15 @@ public interface DelayedJobsRuntimeConfig {
     Duration redisTimeout();
 
     /**
+     * The threads that run the synchronous observers ({@code @Observes}) of {@code JobSucceeded}, {@code JobFailed} and
+     * {@code JobDeadLettered}, named {@code delayed-jobs-events-…}; none when the application has no such observer.
+     * The events of different jobs reach the observers side by side on these threads, those of one job in order.
+     * Observers that block hold up the events after them, never the jobs nor the application's worker pool.
+     */
+    @WithDefault("16")
+    int observerThreads();
+
+    /**
      * The most missed occurrences a recurring job with the {@code CATCH_UP} misfire policy runs after a downtime: the
      * most recent ones.
      */

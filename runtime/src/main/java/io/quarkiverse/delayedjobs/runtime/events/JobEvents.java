@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.event.Event;
 import jakarta.inject.Singleton;
 
@@ -14,23 +15,26 @@ import io.quarkiverse.delayedjobs.JobDeadLettered;
 import io.quarkiverse.delayedjobs.JobFailed;
 import io.quarkiverse.delayedjobs.JobSucceeded;
 import io.quarkiverse.delayedjobs.runtime.JobListener;
+import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
 import io.quarkus.arc.Arc;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
 
 /**
  * Fires {@link JobSucceeded}, {@link JobFailed} and {@link JobDeadLettered}. An event nobody observes costs nothing.
- * Synchronous observers run on a worker thread, never on the event loop of the queue worker that told of the job, so
- * that an observer may block (write to a database, say) without holding up the claims; they see the events of one job
- * in order, those of different jobs side by side.
+ * Synchronous observers run on threads of their own, never on the event loop of the queue worker that told of the job
+ * nor on the worker pool, so that an observer may block (write to a database, say) without holding up the claims or the
+ * handlers; they see the events of one job in order, those of different jobs side by side.
  */
 @Singleton
 public class JobEvents implements JobListener {
 
     private static final Logger LOG = Logger.getLogger(JobEvents.class);
 
-    private final Vertx vertx;
+    private static final String OBSERVER_THREADS = "delayed-jobs-events";
+
     private final Kind<JobSucceeded> succeeded;
     private final Kind<JobFailed> failed;
     private final Kind<JobDeadLettered> deadLettered;
@@ -40,12 +44,28 @@ public class JobEvents implements JobListener {
      */
     private final ConcurrentMap<String, Future<Void>> unnotified = new ConcurrentHashMap<>();
 
-    public JobEvents(Vertx vertx, Event<JobSucceeded> succeeded, Event<JobFailed> failed,
-            Event<JobDeadLettered> deadLettered) {
-        this.vertx = vertx;
+    /**
+     * Where synchronous observers run, apart from the worker pool: observers that block would otherwise take its
+     * threads one event after the other, until blocking handlers (and the rest of the application) found none.
+     */
+    private final WorkerExecutor observerThreads;
+
+    public JobEvents(Vertx vertx, DelayedJobsRuntimeConfig config, Event<JobSucceeded> succeeded,
+            Event<JobFailed> failed, Event<JobDeadLettered> deadLettered) {
         this.succeeded = new Kind<>(JobSucceeded.class, succeeded);
         this.failed = new Kind<>(JobFailed.class, failed);
         this.deadLettered = new Kind<>(JobDeadLettered.class, deadLettered);
+        this.observerThreads = this.succeeded.sync || this.failed.sync || this.deadLettered.sync
+                ? vertx.createSharedWorkerExecutor(OBSERVER_THREADS, config.observerThreads())
+                : null;
+    }
+
+    /** The threads outlive the application otherwise: in dev mode, Vert.x outlives a restart. */
+    @PreDestroy
+    void close() {
+        if (observerThreads != null) {
+            observerThreads.close();
+        }
     }
 
     @Override
@@ -89,9 +109,9 @@ public class JobEvents implements JobListener {
         }
     }
 
-    /** Tells the synchronous observers on a worker thread, unordered with the events of other jobs. */
+    /** Tells the synchronous observers on one of their threads, unordered with the events of other jobs. */
     private <T> void notifySync(Kind<T> kind, T event, String key, Promise<Void> notified) {
-        vertx.executeBlocking(() -> {
+        observerThreads.executeBlocking(() -> {
             kind.event.fire(event);
             return null;
         }, false).onComplete(ar -> {
