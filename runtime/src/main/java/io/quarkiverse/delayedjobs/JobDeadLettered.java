@@ -3,7 +3,8 @@ package io.quarkiverse.delayedjobs;
 /**
  * CDI event fired once Redis has moved a job to the dead letters after its handler failed on the last allowed attempt,
  * or at once when its payload could not be read. A job whose lease ran out on its last attempt (its instance died)
- * is moved by the next claim, with no handler failure to report: no event is fired for it. Observe it with
+ * is moved by the next claim, with no handler failure to report: no event is fired for it. A recurring job with
+ * occurrences ahead is never a dead letter: when an occurrence is given up, its next occurrence is armed. Observe it with
  * {@code @Observes} (called on a thread of the extension, {@code delayed-jobs-events-…}, where it may block) or
  * {@code @ObservesAsync}.
  *

@@ -1,7 +1,9 @@
 package io.quarkiverse.delayedjobs.test;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.List;
 
 import jakarta.inject.Inject;
@@ -69,5 +71,16 @@ public class MetricsScriptsDeniedTest {
         long seconds = (System.nanoTime() - start) / 1_000_000_000;
         long refused = RedisTestServer.rejectedCalls(url, "eval|evalsha") - before;
         assertTrue(refused <= 1 + seconds, reads + " gauge reads in " + seconds + " s sent " + refused + " calls");
+    }
+
+    @Test
+    void aReadingRefusedAfterOneThatSucceededShowsAsNaN() {
+        String url = RedisTestServer.sharedUrl("metrics-acl");
+        RedisTestServer.command(url, "ACL", "SETUSER", USER, "+evalsha", "+eval");
+        Gauge pending = registry.get("delayed.jobs.pending").tag("queue", QUEUE).gauge();
+        await().atMost(Duration.ofSeconds(5)).until(() -> pending.value() == 0);
+        RedisTestServer.command(url, "ACL", "SETUSER", USER, "-evalsha", "-eval");
+        // The figures of before would look current while Redis refuses to give new ones.
+        await().atMost(Duration.ofSeconds(5)).until(() -> Double.isNaN(pending.value()));
     }
 }

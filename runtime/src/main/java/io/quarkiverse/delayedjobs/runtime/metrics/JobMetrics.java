@@ -39,6 +39,11 @@ public class JobMetrics implements JobListener {
 
     private final MeterRegistry registry;
     private final JobStore store;
+    /**
+     * Per queue: the counters of its {@code schedule} calls, and the meters of its deliveries, made when first needed:
+     * a producer to many queues gets no delivery meters of queues it does not run.
+     */
+    private final ConcurrentMap<String, Counter[]> scheduled = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, QueueMeters> queues = new ConcurrentHashMap<>();
     /** The figures behind the gauges, one per queue with a handler here. */
     private final List<StatsReading> readings;
@@ -53,15 +58,18 @@ public class JobMetrics implements JobListener {
 
     @Override
     public void scheduled(String queue, ScheduleResult result) {
-        meters(queue).scheduled[result.ordinal()].increment();
+        scheduled.computeIfAbsent(queue, this::scheduleCounters)[result.ordinal()].increment();
     }
 
     @Override
     public void started(JobContext job, long latenessMs) {
         QueueMeters meters = meters(job.queue());
         meters.started.increment();
-        // By this instance's clock, which may lag behind Redis's: a job never starts before it is due by Redis.
-        meters.lateness.record(Math.max(0, latenessMs), TimeUnit.MILLISECONDS);
+        // A later attempt keeps the job's due time: its lateness would be its backoff, or the lease it waited out.
+        if (job.attempt() == 1) {
+            // By this instance's clock, which may lag behind Redis's: a job never starts before it is due by Redis.
+            meters.lateness.record(Math.max(0, latenessMs), TimeUnit.MILLISECONDS);
+        }
     }
 
     @Override
@@ -92,8 +100,17 @@ public class JobMetrics implements JobListener {
         return queues.computeIfAbsent(queue, QueueMeters::new);
     }
 
+    private Counter[] scheduleCounters(String queue) {
+        Counter[] counters = new Counter[ScheduleResult.values().length];
+        for (ScheduleResult result : ScheduleResult.values()) {
+            counters[result.ordinal()] = Counter.builder("delayed.jobs.scheduled")
+                    .description("Schedule calls, by their result").tag("queue", queue)
+                    .tag("result", result.name().toLowerCase(Locale.ROOT)).register(registry);
+        }
+        return counters;
+    }
+
     private final class QueueMeters {
-        final Counter[] scheduled = new Counter[ScheduleResult.values().length];
         final Counter started;
         final Counter succeeded;
         final Counter failed;
@@ -103,11 +120,6 @@ public class JobMetrics implements JobListener {
         final Timer duration;
 
         QueueMeters(String queue) {
-            for (ScheduleResult result : ScheduleResult.values()) {
-                scheduled[result.ordinal()] = Counter.builder("delayed.jobs.scheduled")
-                        .description("Schedule calls, by their result").tag("queue", queue)
-                        .tag("result", result.name().toLowerCase(Locale.ROOT)).register(registry);
-            }
             started = counter("delayed.jobs.started", "Deliveries handed to a handler", queue);
             succeeded = counter("delayed.jobs.succeeded", "Deliveries whose handler succeeded", queue);
             failed = counter("delayed.jobs.failed", "Deliveries whose handler failed", queue);
@@ -115,7 +127,8 @@ public class JobMetrics implements JobListener {
                     queue);
             deadLettered = counter("delayed.jobs.dead.lettered",
                     "Failed deliveries whose job went to the dead letters", queue);
-            lateness = Timer.builder("delayed.jobs.lateness").description("How long after its due time a job started")
+            lateness = Timer.builder("delayed.jobs.lateness")
+                    .description("How long after its due time the first delivery of a job started")
                     .tag("queue", queue).register(registry);
             duration = Timer.builder("delayed.jobs.duration").description("How long handlers ran")
                     .tag("queue", queue).register(registry);
@@ -137,8 +150,13 @@ public class JobMetrics implements JobListener {
 
     private void gauge(String name, String description, String queue, StatsReading reading,
             ToLongFunction<QueueStats> figure) {
-        Gauge.builder(name, reading, r -> r.value(figure)).description(description).tag("queue", queue)
-                .strongReference(true).register(registry);
+        try {
+            Gauge.builder(name, reading, r -> r.value(figure)).description(description).tag("queue", queue)
+                    .strongReference(true).register(registry);
+        } catch (RuntimeException e) {
+            // A meter of the application with this name and another type, say: the jobs run all the same.
+            LOG.warnf(e, "Could not register the gauge %s of queue %s", name, queue);
+        }
     }
 
     /**
@@ -211,12 +229,11 @@ public class JobMetrics implements JobListener {
                 return;
             }
             store.stats(queue).onComplete(ar -> {
-                Figures before = last;
                 if (ar.failed()) {
                     LOG.debugf(ar.cause(), "Could not read the figures of queue %s for its gauges", queue);
                 }
-                last = new Figures(ar.succeeded() ? ar.result() : before == null ? null : before.stats(),
-                        System.nanoTime());
+                // A reading that failed shows as NaN: the figures of before would look current.
+                last = new Figures(ar.succeeded() ? ar.result() : null, System.nanoTime());
                 pending.set(null);
                 reading.done().complete();
             });
