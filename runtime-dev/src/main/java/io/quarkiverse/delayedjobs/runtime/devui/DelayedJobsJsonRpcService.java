@@ -93,12 +93,17 @@ public class DelayedJobsJsonRpcService {
     private Uni<QueueView> view(String queue, HandlerDefinition handler) {
         String method = handler == null ? null : handler.method();
         String cron = handler == null ? null : resolved(handler.cron());
-        String zone = handler == null ? null : resolved(handler.timeZone());
+        String zone = handler == null ? null : zone(resolved(handler.timeZone()));
         return scheduler.stats(queue)
                 .map(s -> new QueueView(queue, method, cron, zone, s.pending(), s.running(), s.dead(),
                         s.nextDueAt().map(Instant::toString).orElse(null), s.lag().toMillis(), null))
                 .onFailure().recoverWithItem(e -> new QueueView(queue, method, cron, zone, null, null, null, null,
                         null, String.valueOf(e.getMessage())));
+    }
+
+    /** An expression that resolves to nothing means UTC to the engine ({@code CronSchedule.zone}), as null does here. */
+    private static String zone(String resolved) {
+        return resolved == null || resolved.isEmpty() ? null : resolved;
     }
 
     /** The value a {@code ${…}} expression in the annotation stands for, as the engine reads it at startup. */
