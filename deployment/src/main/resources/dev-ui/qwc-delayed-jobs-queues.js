@@ -112,6 +112,7 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
         this._findQueue = '';
         this._findId = '';
         this._found = undefined;
+        this._generation = 0;
     }
 
     connectedCallback() {
@@ -297,29 +298,47 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
     }
 
     _refresh() {
+        // An action refreshes while an earlier refresh may still be on its way: only the latest one is shown.
+        const generation = ++this._generation;
         this._loading = true;
         return this.jsonRpc.queues()
             .then(response => {
+                if (generation !== this._generation) {
+                    return;
+                }
                 this._overview = response.result;
                 this._refreshedAt = new Date();
                 this._error = null;
                 if (!this._findQueue && this._overview.queues.length > 0) {
                     this._findQueue = this._overview.queues[0].name;
                 }
-                this._loadDeadLetters();
+                this._loadDeadLetters(generation);
             })
-            .catch(failure => this._fail('Could not list the queues', failure))
-            .finally(() => this._loading = false);
+            .catch(failure => {
+                if (generation === this._generation) {
+                    this._fail('Could not list the queues', failure);
+                }
+            })
+            .finally(() => {
+                if (generation === this._generation) {
+                    this._loading = false;
+                }
+            });
     }
 
-    _loadDeadLetters() {
+    /** The letters of an older refresh, a requeued one among them, must not replace those of a later one. */
+    _loadDeadLetters(generation) {
         const loaded = new Map();
         const queues = this._overview.queues.filter(q => q.dead > 0);
         this._deadLetters = loaded;
         queues.forEach(q => this.jsonRpc.deadLetters({ queue: q.name, limit: QwcDelayedJobsQueues.DEAD_LETTER_LIMIT })
             .then(response => loaded.set(q.name, { jobs: response.result }))
             .catch(failure => loaded.set(q.name, { error: this._message(failure) }))
-            .finally(() => this._deadLetters = new Map(loaded)));
+            .finally(() => {
+                if (generation === this._generation) {
+                    this._deadLetters = new Map(loaded);
+                }
+            }));
     }
 
     _find() {
