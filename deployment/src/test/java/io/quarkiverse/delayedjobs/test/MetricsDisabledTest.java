@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.List;
 
 import jakarta.inject.Inject;
 
@@ -15,8 +14,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkiverse.delayedjobs.Delayed;
 import io.quarkiverse.delayedjobs.DelayedScheduler;
 import io.quarkiverse.delayedjobs.ScheduleResult;
-import io.quarkus.builder.Version;
-import io.quarkus.maven.dependency.Dependency;
 import io.quarkus.test.QuarkusUnitTest;
 
 /** {@code quarkus.delayed-jobs.metrics.enabled=false} keeps the jobs' meters out of an application with Micrometer. */
@@ -24,10 +21,8 @@ public class MetricsDisabledTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Handlers.class, RedisTestServer.class))
-            .setForcedDependencies(List.of(Dependency.of("io.quarkus",
-                    "quarkus-micrometer-registry-prometheus-deployment", Version.getVersion())))
-            .overrideConfigKey("quarkus.http.test-port", "0")
+            .withApplicationRoot(jar -> jar.addClasses(Micrometer.class, Handlers.class, RedisTestServer.class))
+            .setForcedDependencies(Micrometer.WITH_PROMETHEUS)
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "metrics-disabled")
             .overrideConfigKey("quarkus.delayed-jobs.metrics.enabled", "false");

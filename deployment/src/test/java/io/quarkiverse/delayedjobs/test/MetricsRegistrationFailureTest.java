@@ -22,8 +22,6 @@ import io.quarkiverse.delayedjobs.DelayedScheduler;
 import io.quarkiverse.delayedjobs.JobContext;
 import io.quarkiverse.delayedjobs.JobSucceeded;
 import io.quarkiverse.delayedjobs.ScheduleResult;
-import io.quarkus.builder.Version;
-import io.quarkus.maven.dependency.Dependency;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
@@ -37,11 +35,9 @@ public class MetricsRegistrationFailureTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Handler.class, Observer.class, LoggedMessages.class,
+            .withApplicationRoot(jar -> jar.addClasses(Micrometer.class, Handler.class, Observer.class, LoggedMessages.class,
                     RedisTestServer.class))
-            .setForcedDependencies(List.of(Dependency.of("io.quarkus",
-                    "quarkus-micrometer-registry-prometheus-deployment", Version.getVersion())))
-            .overrideConfigKey("quarkus.http.test-port", "0")
+            .setForcedDependencies(Micrometer.WITH_PROMETHEUS)
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "metrics-refused");
 

@@ -4,7 +4,6 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.List;
 
 import jakarta.inject.Inject;
 
@@ -14,8 +13,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkiverse.delayedjobs.Delayed;
-import io.quarkus.builder.Version;
-import io.quarkus.maven.dependency.Dependency;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
@@ -30,10 +27,8 @@ public class MetricsScriptsDeniedTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Handler.class, RedisTestServer.class))
-            .setForcedDependencies(List.of(Dependency.of("io.quarkus",
-                    "quarkus-micrometer-registry-prometheus-deployment", Version.getVersion())))
-            .overrideConfigKey("quarkus.http.test-port", "0")
+            .withApplicationRoot(jar -> jar.addClasses(Micrometer.class, Handler.class, RedisTestServer.class))
+            .setForcedDependencies(Micrometer.WITH_PROMETHEUS)
             .overrideConfigKey("quarkus.redis.hosts", urlWithUser())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "metrics-acl")
             // One script call a reading.

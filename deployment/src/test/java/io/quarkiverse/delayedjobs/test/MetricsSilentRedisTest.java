@@ -8,14 +8,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.quarkiverse.delayedjobs.Delayed;
-import io.quarkus.builder.Version;
-import io.quarkus.maven.dependency.Dependency;
 import io.quarkus.test.QuarkusUnitTest;
 import io.quarkus.test.common.http.TestHTTPResource;
 
@@ -28,10 +25,9 @@ public class MetricsSilentRedisTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Handlers.class, RedisTestServer.class, SilentProxy.class))
-            .setForcedDependencies(List.of(Dependency.of("io.quarkus",
-                    "quarkus-micrometer-registry-prometheus-deployment", Version.getVersion())))
-            .overrideConfigKey("quarkus.http.test-port", "0")
+            .withApplicationRoot(
+                    jar -> jar.addClasses(Micrometer.class, Handlers.class, RedisTestServer.class, SilentProxy.class))
+            .setForcedDependencies(Micrometer.WITH_PROMETHEUS)
             .overrideConfigKey("quarkus.redis.hosts", SilentProxy.url(RedisTestServer.sharedUrl()))
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "metrics-silent")
             .overrideConfigKey("quarkus.delayed-jobs.redis-timeout", "20s")

@@ -9,7 +9,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.List;
 
 import jakarta.inject.Inject;
 
@@ -23,8 +22,6 @@ import io.quarkiverse.delayedjobs.Delayed;
 import io.quarkiverse.delayedjobs.DelayedScheduler;
 import io.quarkiverse.delayedjobs.OnConflict;
 import io.quarkiverse.delayedjobs.ScheduleResult;
-import io.quarkus.builder.Version;
-import io.quarkus.maven.dependency.Dependency;
 import io.quarkus.test.QuarkusUnitTest;
 import io.quarkus.test.common.http.TestHTTPResource;
 
@@ -36,10 +33,8 @@ public class MetricsTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Handlers.class, RedisTestServer.class))
-            .setForcedDependencies(List.of(Dependency.of("io.quarkus",
-                    "quarkus-micrometer-registry-prometheus-deployment", Version.getVersion())))
-            .overrideConfigKey("quarkus.http.test-port", "0")
+            .withApplicationRoot(jar -> jar.addClasses(Micrometer.class, Handlers.class, RedisTestServer.class))
+            .setForcedDependencies(Micrometer.WITH_PROMETHEUS)
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "metrics")
             .overrideConfigKey("quarkus.delayed-jobs.queues.metered-failing.max-attempts", "2")
