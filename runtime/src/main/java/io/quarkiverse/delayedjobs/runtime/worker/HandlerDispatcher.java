@@ -43,10 +43,6 @@ final class HandlerDispatcher {
         this.listener = listener;
     }
 
-    HandlerDefinition handler() {
-        return handler;
-    }
-
     JobListener listener() {
         return listener;
     }
