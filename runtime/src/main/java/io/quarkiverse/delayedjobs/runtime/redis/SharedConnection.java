@@ -1,8 +1,10 @@
 package io.quarkiverse.delayedjobs.runtime.redis;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -38,10 +40,14 @@ final class SharedConnection {
 
     /** How many times {@code redis-timeout} opening a connection may take: its handshake is several round trips. */
     private static final int CONNECT_TIMEOUTS = 5;
+    /** Beyond {@code redis-timeout}, so that a call in flight at the close fails by its own timeout, which says why. */
+    private static final long CLOSE_MARGIN_MS = 100;
 
     private final Supplier<Redis> clients;
     private final Vertx vertx;
     private final long timeoutMs;
+    /** Calls sent and not yet answered nor timed out; guarded by {@code this}, which {@link #close()} waits on. */
+    private int inFlight;
     private Link current;
     private boolean closed;
 
@@ -63,6 +69,9 @@ final class SharedConnection {
             return Future.failedFuture("The delayed-jobs connection to Redis is closed");
         }
         Promise<Response> answer = Promise.promise();
+        // Counted down after the caller's own handlers of the answer ran: a call they send next (a producer's jobs that
+        // waited for this one, a script's text after NOSCRIPT) is counted before this one ends.
+        answer.future().onComplete(ar -> vertx.runOnContext(v -> callEnded()));
         // A call that waits for the connection to open spends part of its time on the opening, which has a deadline of
         // its own: timing out, it does not condemn the connection (else, when opening and a call take longer than the
         // timeout together, every new connection would be dropped by its first call).
@@ -94,6 +103,12 @@ final class SharedConnection {
         return new TimeoutException("Redis did not answer within " + timeoutMs + " ms");
     }
 
+    private synchronized void callEnded() {
+        if (--inFlight == 0) {
+            notifyAll();
+        }
+    }
+
     /**
      * The link in use, or a new one connecting; null once closed. A connection not open within
      * {@value #CONNECT_TIMEOUTS} times {@code redis-timeout} (a handshake Redis never answers) is given up.
@@ -103,6 +118,7 @@ final class SharedConnection {
             return null;
         }
         if (current != null) {
+            inFlight++;
             return current;
         }
         Redis client = clients.get();
@@ -123,6 +139,7 @@ final class SharedConnection {
             }
             connected.handle(ar);
         });
+        inFlight++;
         // Not 'current': a connect that failed at once has cleared it, and the caller is to see that failure.
         return link;
     }
@@ -138,10 +155,27 @@ final class SharedConnection {
         link.client.close();
     }
 
-    /** Closes the connection; calls fail from now on. */
+    /**
+     * Closes the connection once no call is in flight, waiting at most {@code redis-timeout} (by then each call in
+     * flight has had its answer or its timeout), so that the calls made until the application stops get their answer;
+     * calls sent meanwhile, such as a producer's jobs that waited for those, are answered too. New calls fail once it
+     * is closed. It does not wait on an event loop, which must not block.
+     */
     void close() {
         Link link;
         synchronized (this) {
+            if (!Context.isOnEventLoopThread()) {
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs + CLOSE_MARGIN_MS);
+                long left;
+                while (inFlight > 0 && (left = deadline - System.nanoTime()) > 0) {
+                    try {
+                        TimeUnit.NANOSECONDS.timedWait(this, left);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
+                }
+            }
             closed = true;
             link = current;
         }
