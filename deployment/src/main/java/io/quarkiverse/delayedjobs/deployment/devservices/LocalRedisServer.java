@@ -1,7 +1,8 @@
 package io.quarkiverse.delayedjobs.deployment.devservices;
 
+import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -10,6 +11,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +23,8 @@ import io.quarkus.deployment.builditem.Startable;
 
 /**
  * A throwaway {@code redis-server} process: bound to 127.0.0.1 on a free port, without persistence, in a temporary
- * directory that is removed when it stops.
+ * directory that is removed when it stops. For a cluster client it is a Redis Cluster of one node that serves every
+ * slot: a cluster client refuses a server without cluster support.
  */
 final class LocalRedisServer implements Startable {
 
@@ -32,13 +35,15 @@ final class LocalRedisServer implements Startable {
     private static final int PORT_ATTEMPTS = 3;
 
     private final Path executable;
+    private final boolean cluster;
     private Path dir;
     private Process process;
     private int port;
     private Thread shutdownHook;
 
-    LocalRedisServer(Path executable) {
+    LocalRedisServer(Path executable, boolean cluster) {
         this.executable = executable;
+        this.cluster = cluster;
     }
 
     @Override
@@ -65,12 +70,16 @@ final class LocalRedisServer implements Startable {
     private void launch() throws IOException {
         port = freePort();
         Path log = dir.resolve("redis.log");
-        List<String> command = List.of(executable.toString(), "--port", String.valueOf(port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--dir", dir.toString());
+        List<String> command = new ArrayList<>(List.of(executable.toString(), "--port", String.valueOf(port), "--bind",
+                "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString()));
+        if (cluster) {
+            command.addAll(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                    "--cluster-announce-ip", "127.0.0.1"));
+        }
         process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();
         long deadline = System.currentTimeMillis() + STARTUP_TIMEOUT_MS;
-        while (!answersPing()) {
+        while (!(cluster ? servesEverySlot() : answersPing())) {
             if (!process.isAlive() || System.currentTimeMillis() > deadline) {
                 process.destroyForcibly();
                 throw new IllegalStateException(executable + " did not start on port " + port + ": "
@@ -90,17 +99,59 @@ final class LocalRedisServer implements Startable {
     }
 
     private boolean answersPing() {
+        return "+PONG".equals(call("PING"));
+    }
+
+    /**
+     * Whether the node of a cluster answers with every slot assigned to it and its cluster state {@code ok}: the
+     * slots are given to it on the first call that finds none.
+     */
+    private boolean servesEverySlot() {
+        String info = call("CLUSTER INFO");
+        if (info == null) {
+            return false;
+        }
+        if (info.contains("cluster_slots_assigned:0\r\n")) {
+            String reply = call("CLUSTER ADDSLOTSRANGE 0 16383");
+            if (reply != null && reply.startsWith("-")) {
+                process.destroyForcibly();
+                throw new IllegalStateException(executable + " refused to serve every slot of its cluster: " + reply);
+            }
+            return false;
+        }
+        return info.contains("cluster_state:ok\r\n");
+    }
+
+    /** Sends an inline command and returns its reply as text (a bulk reply without its length line), or null. */
+    private String call(String command) {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
             socket.setSoTimeout(500);
             OutputStream out = socket.getOutputStream();
-            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.write((command + "\r\n").getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            InputStream in = socket.getInputStream();
-            byte[] reply = in.readNBytes(7);
-            return "+PONG\r\n".equals(new String(reply, StandardCharsets.US_ASCII));
-        } catch (IOException e) {
-            return false;
+            BufferedReader in = new BufferedReader(
+                    new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+            String line = in.readLine();
+            if (line == null || !line.startsWith("$")) {
+                return line;
+            }
+            int length = Integer.parseInt(line.substring(1));
+            if (length < 0) {
+                return null;
+            }
+            char[] body = new char[length];
+            int read = 0;
+            while (read < body.length) {
+                int n = in.read(body, read, body.length - read);
+                if (n < 0) {
+                    return null;
+                }
+                read += n;
+            }
+            return new String(body);
+        } catch (IOException | NumberFormatException e) {
+            return null;
         }
     }
 

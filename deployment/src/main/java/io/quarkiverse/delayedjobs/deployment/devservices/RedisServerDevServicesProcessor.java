@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 
 import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsBuildTimeConfig;
@@ -65,13 +66,18 @@ public class RedisServerDevServicesProcessor {
             return;
         }
         Path server = executable.get();
+        // A cluster client refuses a server without cluster support: it gets a cluster of one node.
+        boolean cluster = ConfigProvider.getConfig()
+                .getOptionalValue(RedisConfig.getPropertyName(clientName, "client-type"), String.class)
+                .filter("cluster"::equalsIgnoreCase).isPresent();
         devServices.produce(DevServicesResultBuildItem.<LocalRedisServer> owned()
                 .feature(FEATURE)
                 .serviceName(clientName)
                 // Identity of the running server: a live reload keeps it as long as this stays the same.
-                .serviceConfig(server.toString())
-                .description("redis-server from the PATH (" + server + ") for the Redis client of Delayed Jobs")
-                .startable(() -> new LocalRedisServer(server))
+                .serviceConfig(server + (cluster ? " (cluster)" : ""))
+                .description("redis-server from the PATH (" + server + ")" + (cluster ? ", a cluster of one node," : "")
+                        + " for the Redis client of Delayed Jobs")
+                .startable(() -> new LocalRedisServer(server, cluster))
                 .configProvider(Map.of(hostsKey, LocalRedisServer::url))
                 .postStartHook(started -> LOG.infof(
                         "Dev Services for Delayed Jobs started %s on port %d (no container runtime needed); %s=%s",
