@@ -1,8 +1,8 @@
 package io.quarkiverse.delayedjobs.deployment.devservices;
 
-import java.io.BufferedReader;
+import java.io.BufferedInputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -79,7 +79,7 @@ final class LocalRedisServer implements Startable {
         process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();
         long deadline = System.currentTimeMillis() + STARTUP_TIMEOUT_MS;
-        while (!(cluster ? servesEverySlot() : answersPing())) {
+        while (!(answersPing() && isOurs() && (!cluster || servesEverySlot()))) {
             if (!process.isAlive() || System.currentTimeMillis() > deadline) {
                 process.destroyForcibly();
                 throw new IllegalStateException(executable + " did not start on port " + port + ": "
@@ -103,6 +103,19 @@ final class LocalRedisServer implements Startable {
     }
 
     /**
+     * Whether the server that answers on the port is the one started here: another application that picked the same
+     * free port may have bound it first, and then this process fails to bind it while the other server answers.
+     */
+    private boolean isOurs() {
+        String reply = call("CONFIG GET dir");
+        try {
+            return reply != null && reply.equals("dir\n" + dir.toRealPath());
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
      * Whether the node of a cluster answers with every slot assigned to it and its cluster state {@code ok}: the
      * slots are given to it on the first call that finds none.
      */
@@ -122,37 +135,56 @@ final class LocalRedisServer implements Startable {
         return info.contains("cluster_state:ok\r\n");
     }
 
-    /** Sends an inline command and returns its reply as text (a bulk reply without its length line), or null. */
+    /**
+     * Sends an inline command and returns its reply as text (a bulk reply without its length line, the elements of an
+     * array on lines of their own), or null.
+     */
     private String call(String command) {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
             socket.setSoTimeout(500);
             OutputStream out = socket.getOutputStream();
-            out.write((command + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write((command + "\r\n").getBytes(StandardCharsets.UTF_8));
             out.flush();
-            BufferedReader in = new BufferedReader(
-                    new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
-            String line = in.readLine();
-            if (line == null || !line.startsWith("$")) {
-                return line;
-            }
-            int length = Integer.parseInt(line.substring(1));
-            if (length < 0) {
-                return null;
-            }
-            char[] body = new char[length];
-            int read = 0;
-            while (read < body.length) {
-                int n = in.read(body, read, body.length - read);
-                if (n < 0) {
-                    return null;
-                }
-                read += n;
-            }
-            return new String(body);
+            return reply(new BufferedInputStream(socket.getInputStream()));
         } catch (IOException | NumberFormatException e) {
             return null;
         }
+    }
+
+    private static String reply(InputStream in) throws IOException {
+        String line = line(in);
+        if (line == null || !(line.startsWith("$") || line.startsWith("*"))) {
+            return line;
+        }
+        int length = Integer.parseInt(line.substring(1));
+        if (length < 0) {
+            return null;
+        }
+        if (line.startsWith("*")) {
+            List<String> elements = new ArrayList<>();
+            for (int i = 0; i < length; i++) {
+                elements.add(reply(in));
+            }
+            return String.join("\n", elements);
+        }
+        byte[] body = in.readNBytes(length);
+        line(in);
+        return body.length < length ? null : new String(body, StandardCharsets.UTF_8);
+    }
+
+    /** A line of the reply without its CRLF, or null at the end of the stream. */
+    private static String line(InputStream in) throws IOException {
+        StringBuilder line = new StringBuilder();
+        for (int c = in.read(); c != '\n'; c = in.read()) {
+            if (c < 0) {
+                return null;
+            }
+            if (c != '\r') {
+                line.append((char) c);
+            }
+        }
+        return line.toString();
     }
 
     int port() {
