@@ -36,7 +36,7 @@ public interface DelayedJobsRuntimeConfig {
     String keyPrefix();
 
     /**
-     * Payloads larger than this, as JSON, are refused at schedule time.
+     * Payloads larger than this, as JSON, are refused at schedule time. At least 1 byte.
      */
     @WithDefault("1M")
     MemorySize maxPayloadSize();
@@ -45,14 +45,14 @@ public interface DelayedJobsRuntimeConfig {
      * The longest an idle instance goes without proof that its wake-up notifications still arrive: every poll interval
      * it publishes a heartbeat on a channel of its own and, when that does not come back within 5 s, reconnects and
      * looks at every shard. Idle workers also look at every shard every 10 poll intervals. This is a safety net, not
-     * the firing precision: workers wake at the next known due time.
+     * the firing precision: workers wake at the next known due time. At least 1 ms.
      */
     @WithDefault("30s")
     Duration pollInterval();
 
     /**
      * How long a graceful stop waits for running handlers to finish. Jobs claimed but not started are handed back
-     * at once so that another instance runs them.
+     * at once so that another instance runs them. Must not be negative.
      */
     @WithDefault("30s")
     Duration shutdownTimeout();

@@ -81,6 +81,18 @@ public class JobStore implements AutoCloseable {
             throw new IllegalArgumentException("quarkus.delayed-jobs.dead-letter.retention must be at least 1ms, was "
                     + config.deadLetter().retention());
         }
+        if (config.pollInterval().toMillis() < 1) {
+            throw new IllegalArgumentException(
+                    "quarkus.delayed-jobs.poll-interval must be at least 1ms, was " + config.pollInterval());
+        }
+        if (config.shutdownTimeout().isNegative()) {
+            throw new IllegalArgumentException(
+                    "quarkus.delayed-jobs.shutdown-timeout must not be negative, was " + config.shutdownTimeout());
+        }
+        if (config.maxPayloadSize().asLongValue() < 1) {
+            throw new IllegalArgumentException("quarkus.delayed-jobs.max-payload-size must be at least 1 byte, was "
+                    + config.maxPayloadSize().asLongValue());
+        }
         this.redis = redis;
         this.vertx = vertx;
         this.connection = new SharedConnection(() -> Redis.createClient(vertx, options.get()), vertx,
