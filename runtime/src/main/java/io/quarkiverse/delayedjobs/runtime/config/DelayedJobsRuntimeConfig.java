@@ -63,7 +63,7 @@ public interface DelayedJobsRuntimeConfig {
      * connection is replaced: a Redis that stops answering without closing the connection, behind a network cut say,
      * would otherwise hold producers and workers for ever. Opening a connection takes several round trips: it may take
      * five times this long before it is given up. A call that timed out may still be carried out once Redis goes on:
-     * repeat it by the job's id.
+     * repeat it by the job's id. At least 1 ms.
      */
     @WithDefault("10s")
     Duration redisTimeout();
@@ -72,14 +72,15 @@ public interface DelayedJobsRuntimeConfig {
      * The threads that run the synchronous observers ({@code @Observes}) of {@code JobSucceeded}, {@code JobFailed} and
      * {@code JobDeadLettered}, named {@code delayed-jobs-events-…}; none when the application has no such observer.
      * The events of different jobs reach the observers side by side on these threads, those of one job in order.
-     * Observers that block hold up the events after them, never the jobs nor the application's worker pool.
+     * Observers that block hold up the events after them, never the jobs nor the application's worker pool. At
+     * least 1.
      */
     @WithDefault("16")
     int observerThreads();
 
     /**
      * The most missed occurrences a recurring job with the {@code CATCH_UP} misfire policy runs after a downtime: the
-     * most recent ones.
+     * most recent ones. At least 1.
      */
     @WithDefault("100")
     int catchUpLimit();
@@ -131,27 +132,27 @@ public interface DelayedJobsRuntimeConfig {
         /**
          * Shards per queue: the number of sorted sets a queue is split into, each in its own Redis hash slot. It is part
          * of the queue's identity: the first instance records it in Redis, and an instance configured differently
-         * refuses to start.
+         * refuses to start. From 1 to 1024.
          */
         @WithDefault("8")
         int shards();
 
         /**
          * How long a claimed job stays invisible to other workers. It is renewed while the handler runs; when a worker
-         * dies, its jobs are delivered again once the lease runs out.
+         * dies, its jobs are delivered again once the lease runs out. At least 1s.
          */
         @WithDefault("30s")
         Duration lease();
 
         /**
-         * The most jobs claimed by one script call, at most 1000. An instance whose handlers finish quickly claims up
+         * The most jobs claimed by one script call, from 1 to 1000. An instance whose handlers finish quickly claims up
          * to twice this many ahead of its free handlers.
          */
         @WithDefault("32")
         int batchSize();
 
         /**
-         * The most handlers of one queue running at once in this instance.
+         * The most handlers of one queue running at once in this instance. At least 1.
          */
         @WithDefault("16")
         int concurrency();
@@ -179,7 +180,8 @@ public interface DelayedJobsRuntimeConfig {
         Duration scheduleLinger();
 
         /**
-         * Deliveries of a job before it moves to the dead letters. A lease that ran out counts as a delivery.
+         * Deliveries of a job before it moves to the dead letters. A lease that ran out counts as a delivery. At
+         * least 1.
          */
         @WithDefault("10")
         int maxAttempts();
@@ -196,13 +198,13 @@ public interface DelayedJobsRuntimeConfig {
     interface BackoffDefaults {
 
         /**
-         * The delay before the first retry; each further retry doubles it.
+         * The delay before the first retry; each further retry doubles it. Not negative.
          */
         @WithDefault("1s")
         Duration initial();
 
         /**
-         * The longest delay between two deliveries.
+         * The longest delay between two deliveries. At least {@code backoff.initial}.
          */
         @WithDefault("1h")
         Duration max();
