@@ -162,6 +162,30 @@ public class RecurringTest {
         assertEquals(Optional.empty(), scheduler.find("reports", "bad"));
     }
 
+    /** A Quartz expression for the one wall-clock time of {@code at}, its year included. */
+    static String onlyAt(ZonedDateTime at) {
+        return at.getSecond() + " " + at.getMinute() + " " + at.getHour() + " " + at.getDayOfMonth() + " "
+                + at.getMonthValue() + " ? " + at.getYear();
+    }
+
+    @Test
+    void whetherAYearLimitedScheduleHasAnOccurrenceLeftIsReadInItsZone() {
+        // An hour from now, as a wall-clock time twelve hours behind UTC: read as UTC, it would have passed.
+        ZoneId west = ZoneId.of("Etc/GMT+12");
+        ZonedDateTime later = ZonedDateTime.now(west).plusHours(1).truncatedTo(ChronoUnit.SECONDS);
+        assertEquals(ScheduleResult.CREATED, scheduler.recurring("zoned", "west", onlyAt(later), west, "w"));
+        assertEquals(later.toInstant(), scheduler.find("zoned", "west").orElseThrow().dueAt());
+
+        // An hour ago, as a wall-clock time fourteen hours ahead of UTC: read as UTC, it would still come.
+        ZoneId east = ZoneId.of("Etc/GMT-14");
+        String passed = onlyAt(ZonedDateTime.now(east).minusHours(1).truncatedTo(ChronoUnit.SECONDS));
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> scheduler.recurring("zoned-east", "east", passed, east, "e"));
+        assertEquals("cron must match some time after now, '" + passed + "' matches none", refused.getMessage());
+        // Refused before anything is written, not even the queue's shard count.
+        assertEquals(":0", RedisTestServer.command(RedisTestServer.sharedUrl(), "EXISTS", "recurring:{zoned-east}:shards"));
+    }
+
     @Test
     void aStaticScheduleFiresEverySecondOncePerOccurrence() {
         await().atMost(Duration.ofSeconds(15)).until(() -> deliveries("ticker").size() >= 4);

@@ -49,16 +49,22 @@ public final class CronSchedule {
     }
 
     /**
-     * Parses a Unix 5-field or Quartz 6/7-field expression.
+     * Parses a Unix 5-field or Quartz 6/7-field expression that matches some time after now in {@code zone}.
      *
      * @throws IllegalArgumentException naming {@code cron} or {@code zone} when either is invalid
      */
     public static CronSchedule of(String expression, String zone, MisfirePolicy misfire) {
-        return new CronSchedule(expression, zone(zone), misfire, ExecutionTime.forCron(parse(expression)));
+        CronSchedule schedule = ofAnyTime(expression, zone, misfire);
+        // In the schedule's zone: a year-limited expression read as UTC wall-clock time may end hours off.
+        if (schedule.next(Instant.now()).isEmpty()) {
+            throw new IllegalArgumentException("cron must match some time after now, '" + expression + "' matches none");
+        }
+        return schedule;
     }
 
     /**
-     * Parses a Unix 5-field or Quartz 6/7-field expression that matches some time after now.
+     * Parses a Unix 5-field or Quartz 6/7-field expression that matches some time after now, as a wall-clock time of
+     * UTC (the build checks an annotation so, its zone being unknown when given by the configuration).
      *
      * @throws IllegalArgumentException naming {@code cron} and the rule it breaks
      */
