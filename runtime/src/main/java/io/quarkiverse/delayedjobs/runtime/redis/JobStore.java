@@ -205,6 +205,19 @@ public class JobStore implements AutoCloseable {
         })).map(r -> new Scheduled(ScheduleResult.valueOf(r.get(0).toString()), r.get(1).toLong()));
     }
 
+    /**
+     * Registers a schedule that has no occurrence left (a static one deployed after its year): a job with another
+     * schedule or payload is removed, as a change replaces it, and nothing is armed. Returns whether a job of this
+     * schedule and payload was kept (its last occurrence still pending, running or dead).
+     */
+    public Future<Boolean> endedRecurring(String queue, String id, String payload, CronSchedule schedule) {
+        return queue(queue).compose(k -> {
+            int shard = k.shardOf(id);
+            return run(Script.RECURRING, k.shard(shard),
+                    List.of(id, payload, schedule.encode(), "", k.wakeChannel(), shard));
+        }).map(r -> r.get(0).toString().equals(ScheduleResult.KEPT.name()));
+    }
+
     /** Publishes a message; the reply counts the subscribers that received it. */
     public Future<Response> publish(String channel, String message) {
         return connection.send(Request.cmd(Command.PUBLISH).arg(channel).arg(message))

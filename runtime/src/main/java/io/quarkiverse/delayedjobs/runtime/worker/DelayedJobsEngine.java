@@ -126,9 +126,13 @@ public class DelayedJobsEngine {
         CronSchedule schedule = CronSchedule.ofAnyTime(ConfigExpressions.resolve(handler.cron()),
                 handler.timeZone() == null ? null : ConfigExpressions.resolve(handler.timeZone()), handler.misfire());
         if (schedule.next(Instant.now()).isEmpty()) {
-            // A schedule limited to a year, deployed after it: nothing to arm, and no reason to refuse to start.
+            // A schedule limited to a year, deployed after it: nothing to arm, and no reason to refuse to start. A job
+            // of an earlier, other definition goes, as a change replaces it: it would go on firing.
+            boolean kept = await(store.endedRecurring(handler.queue(), handler.queue(), "null", schedule));
             LOG.infof("The recurring schedule '%s' of %s has ended: nothing is armed", schedule.expression(),
                     handler.method());
+            LOG.debugf("Recurring schedule '%s' of %s: %s", schedule.encode(), handler.method(),
+                    kept ? "its job with its last occurrence is kept" : "no job left");
             return;
         }
         ScheduleResult result = await(store.recurring(handler.queue(), handler.queue(), "null", schedule)).result();

@@ -2,13 +2,15 @@
 -- instance can register its static schedules at startup; a changed one replaces the old one at once.
 -- KEYS: the nine keys of the job's shard (see common.lua)
 -- ARGV: 1 job id, 2 payload (JSON text), 3 schedule 'misfire|zone|expression', 4 first occurrence in ms (used when
---       the job is created or changed), 5 wake channel, 6 shard index
--- Returns {result, due}: result is CREATED, REPLACED or KEPT; due is the occurrence the job is armed at (ms).
+--       the job is created or changed), or '' for a schedule with no occurrence left: a job of another definition is
+--       then removed and nothing is armed, 5 wake channel, 6 shard index
+-- Returns {result, due}: result is CREATED, REPLACED or KEPT; due is the occurrence the job is armed at (ms) (the due
+-- time of a kept dead letter); or {ENDED, -1} when a schedule with no occurrence left arms nothing.
 local id = ARGV[1]
 if #id == 0 or #id > 512 then
   return redis.error_reply('ERR id must be 1 to 512 bytes')
 end
-if #ARGV[4] > 15 or not string.match(ARGV[4], '^%d+$') or ARGV[4] + 0 > LATEST_DUE then
+if ARGV[4] ~= '' and (#ARGV[4] > 15 or not string.match(ARGV[4], '^%d+$') or ARGV[4] + 0 > LATEST_DUE) then
   return redis.error_reply(
       'ERR first occurrence must be a whole number of ms, not negative, no later than 253402300799999')
 end
@@ -30,7 +32,9 @@ else
   end
 end
 local exists = (env and not dead) or member
-if exists and payload == ARGV[2] and redis.call('HGET', shardKeys[7], id) == ARGV[3] then
+local same = payload == ARGV[2] and redis.call('HGET', shardKeys[7], id) == ARGV[3]
+-- With no occurrence left, a job of the same schedule stays even as a dead letter: its last failure stays visible.
+if same and (exists or ARGV[4] == '') then
   return {'KEPT', due}
 end
 if env then
@@ -39,6 +43,13 @@ elseif member then
   redis.call('ZREM', shardKeys[1], member)
 end
 redis.call('HDEL', shardKeys[5], id)
+if ARGV[4] == '' then
+  if member then
+    redis.call('HDEL', indexKey(bucketOf(id)), id)
+  end
+  redis.call('HDEL', shardKeys[7], id)
+  return {'ENDED', -1}
+end
 redis.call('HSET', shardKeys[7], id, ARGV[3])
 local first = tonumber(ARGV[4])
 wakeIfEarliest(addPending(id, ARGV[2], first, first, 0), first, ARGV[5], ARGV[6])
