@@ -20,6 +20,12 @@ public final class OccurrencePlanner {
     public record Plan(boolean run, Long nextMs, String givenUp) {
     }
 
+    /**
+     * The most parsed schedules kept. Applications with a schedule per customer (a time and zone of their own) may
+     * store any number of distinct ones; parsing one again costs far less than a claim.
+     */
+    static final int MAX_CACHED_SCHEDULES = 1024;
+
     private final int catchUpLimit;
     private final Map<String, CronSchedule> schedules = new ConcurrentHashMap<>();
 
@@ -39,7 +45,14 @@ public final class OccurrencePlanner {
      * @param nowMs the Redis time of the claim
      */
     public Plan plan(String encoded, long dueMs, int attempt, int maxAttempts, long nowMs) {
-        CronSchedule schedule = schedules.computeIfAbsent(encoded, CronSchedule::decode);
+        CronSchedule schedule = schedules.get(encoded);
+        if (schedule == null) {
+            if (schedules.size() >= MAX_CACHED_SCHEDULES) {
+                schedules.clear(); // simpler than least-recently-used, and as good for the few schedules most use
+            }
+            schedule = CronSchedule.decode(encoded);
+            schedules.put(encoded, schedule);
+        }
         Instant due = Instant.ofEpochMilli(dueMs);
         Instant now = Instant.ofEpochMilli(nowMs);
         if (attempt > maxAttempts) {
@@ -61,6 +74,11 @@ public final class OccurrencePlanner {
                         : new Plan(true, millis(following), null);
             }
         };
+    }
+
+    /** The parsed schedules kept now. */
+    int cachedSchedules() {
+        return schedules.size();
     }
 
     private static Long millis(Optional<Instant> instant) {

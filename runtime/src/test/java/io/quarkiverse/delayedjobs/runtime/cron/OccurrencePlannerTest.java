@@ -2,6 +2,7 @@ package io.quarkiverse.delayedjobs.runtime.cron;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Instant;
 
@@ -17,6 +18,20 @@ class OccurrencePlannerTest {
 
     static Plan plan(String policy, long dueMs, int attempt, long nowMs) {
         return planner.plan(policy + "|Z|0 * * * *", dueMs, attempt, 3, nowMs);
+    }
+
+    @Test
+    void theParsedSchedulesKeptAreBounded() {
+        OccurrencePlanner fresh = new OccurrencePlanner(2);
+        // A schedule per customer: a minute of the day each, 3 x 1440 distinct schedules.
+        for (String zone : new String[] { "Z", "Europe/Paris", "America/New_York" }) {
+            for (int minute = 0; minute < 1440; minute++) {
+                String encoded = "FIRE_ONCE|" + zone + "|" + minute % 60 + " " + minute / 60 + " * * *";
+                assertTrue(fresh.plan(encoded, H, 1, 3, H + 5).run());
+            }
+        }
+        assertTrue(fresh.cachedSchedules() <= OccurrencePlanner.MAX_CACHED_SCHEDULES, "" + fresh.cachedSchedules());
+        assertTrue(fresh.cachedSchedules() > 0);
     }
 
     @Test
