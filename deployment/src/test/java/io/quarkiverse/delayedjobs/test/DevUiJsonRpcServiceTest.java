@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
@@ -42,13 +44,16 @@ public class DevUiJsonRpcServiceTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Mail.class, Failing.class, Digest.class, RedisTestServer.class))
+            .withApplicationRoot(
+                    jar -> jar.addClasses(Mail.class, Failing.class, Digest.class, Ended.class, RedisTestServer.class))
             .addBuildChainCustomizer(chain -> chain.addBuildStep(context -> context
                     .produce(AdditionalBeanBuildItem.unremovableOf(DelayedJobsJsonRpcService.class)))
                     .produces(AdditionalBeanBuildItem.class).build())
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "devui-json-rpc")
             .overrideConfigKey("quarkus.delayed-jobs.queues.dv-failing.max-attempts", "1")
+            // A schedule that ended before this deployment: the build cannot check a value from the configuration.
+            .overrideConfigKey("dv.ended.cron", "0 0 0 1 1 ? 2020")
             // A queue this application only produces to: known from its settings alone.
             .overrideConfigKey("quarkus.delayed-jobs.queues.dv-audit.shards", "2");
 
@@ -77,6 +82,12 @@ public class DevUiJsonRpcServiceTest {
         }
     }
 
+    static class Ended {
+        @Delayed(value = "dv-ended", cron = "${dv.ended.cron}")
+        void run() {
+        }
+    }
+
     @Inject
     DelayedJobsJsonRpcService service;
 
@@ -95,7 +106,7 @@ public class DevUiJsonRpcServiceTest {
         Overview overview = service.queues().await().atMost(WAIT);
         assertTrue(overview.workers());
         assertEquals("devui-json-rpc", overview.keyPrefix());
-        assertEquals(List.of("dv-audit", "dv-digest", "dv-failing", "dv-mail"),
+        assertEquals(List.of("dv-audit", "dv-digest", "dv-ended", "dv-failing", "dv-mail"),
                 overview.queues().stream().map(QueueView::name).toList());
         Map<String, QueueView> queues = overview.queues().stream()
                 .collect(Collectors.toMap(QueueView::name, Function.identity()));
@@ -103,6 +114,7 @@ public class DevUiJsonRpcServiceTest {
         QueueView mail = queues.get("dv-mail");
         assertEquals(Mail.class.getName() + "#send()", mail.handler());
         assertNull(mail.cron());
+        assertNull(mail.nextOccurrenceAt());
         assertNull(mail.error());
         assertEquals(3L, mail.pending());
         assertEquals(0L, mail.running());
@@ -120,6 +132,14 @@ public class DevUiJsonRpcServiceTest {
         assertEquals(Digest.class.getName() + "#digest()", digest.handler());
         assertEquals("0 3 * * *", digest.cron());
         assertEquals("Europe/Paris", digest.timeZone());
+        ZonedDateTime paris = ZonedDateTime.now(ZoneId.of("Europe/Paris"));
+        ZonedDateTime at3 = paris.truncatedTo(ChronoUnit.DAYS).withHour(3);
+        assertEquals((at3.isAfter(paris) ? at3 : at3.plusDays(1)).toInstant().toString(), digest.nextOccurrenceAt(),
+                "the occurrence the static schedule's job is armed at");
+
+        QueueView ended = queues.get("dv-ended");
+        assertEquals("0 0 0 1 1 ? 2020", ended.cron());
+        assertNull(ended.nextOccurrenceAt(), "a schedule that has ended arms nothing");
         await().atMost(WAIT).until(() -> service.queues().await().atMost(WAIT).queues().stream()
                 .filter(q -> q.name().equals("dv-digest")).findFirst().orElseThrow().pending() == 1);
     }

@@ -54,6 +54,8 @@ public class DelayedJobsJsonRpcService {
      *        null when it has none here
      * @param cron the schedule of a recurring handler, or null
      * @param timeZone the time zone of that schedule, or null for UTC
+     * @param nextOccurrenceAt the occurrence the job of that schedule is armed at (ISO-8601), or null when none is
+     *        armed (a schedule that has ended, one no instance with workers registered, or a failed reading)
      * @param pending jobs waiting, or null when the figures could not be read
      * @param running jobs claimed by a worker, or null
      * @param dead dead letters, or null
@@ -61,8 +63,8 @@ public class DelayedJobsJsonRpcService {
      * @param lagMillis how long the oldest due pending job has waited, or null
      * @param error why the figures could not be read, or null
      */
-    public record QueueView(String name, String handler, String cron, String timeZone, Long pending, Long running,
-            Long dead, String nextDueAt, Long lagMillis, String error) {
+    public record QueueView(String name, String handler, String cron, String timeZone, String nextOccurrenceAt,
+            Long pending, Long running, Long dead, String nextDueAt, Long lagMillis, String error) {
     }
 
     /**
@@ -94,11 +96,24 @@ public class DelayedJobsJsonRpcService {
         String method = handler == null ? null : handler.method();
         String cron = handler == null ? null : resolved(handler.cron());
         String zone = handler == null ? null : zone(resolved(handler.timeZone()));
-        return scheduler.stats(queue)
-                .map(s -> new QueueView(queue, method, cron, zone, s.pending(), s.running(), s.dead(),
+        return armedOccurrence(queue, cron).chain(next -> scheduler.stats(queue)
+                .map(s -> new QueueView(queue, method, cron, zone, next, s.pending(), s.running(), s.dead(),
                         s.nextDueAt().map(Instant::toString).orElse(null), s.lag().toMillis(), null))
-                .onFailure().recoverWithItem(e -> new QueueView(queue, method, cron, zone, null, null, null, null,
-                        null, String.valueOf(e.getMessage())));
+                .onFailure().recoverWithItem(e -> new QueueView(queue, method, cron, zone, next, null, null, null,
+                        null, null, String.valueOf(e.getMessage()))));
+    }
+
+    /**
+     * The occurrence the job of a static schedule (its id is the queue's name) is armed at, or null: the expression
+     * alone does not say whether a job runs it.
+     */
+    private Uni<String> armedOccurrence(String queue, String cron) {
+        if (cron == null) {
+            return Uni.createFrom().nullItem();
+        }
+        return scheduler.find(queue, queue)
+                .map(job -> job.filter(j -> j.cron() != null).map(j -> j.dueAt().toString()).orElse(null))
+                .onFailure().recoverWithNull();
     }
 
     /** An expression that resolves to nothing means UTC to the engine ({@code CronSchedule.zone}), as null does here. */
