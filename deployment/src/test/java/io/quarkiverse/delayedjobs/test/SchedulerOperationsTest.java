@@ -23,8 +23,10 @@ import io.quarkiverse.delayedjobs.OnConflict;
 import io.quarkiverse.delayedjobs.QueueStats;
 import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
 import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.QuarkusUnitTest;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Response;
 
 /**
  * Every producer operation and conflict policy, on a queue this application has no handler for (allowed: producers
@@ -47,6 +49,9 @@ public class SchedulerOperationsTest {
 
     @Inject
     ReactiveDelayedScheduler reactive;
+
+    @Inject
+    RedisDataSource redis;
 
     @Test
     void keepIsTheDefaultAndFirstWriterWins() {
@@ -142,6 +147,29 @@ public class SchedulerOperationsTest {
         assertTrue(scheduler.reschedule(QUEUE, "delayed", Duration.ofHours(3)));
         Instant moved = scheduler.find(QUEUE, "delayed").orElseThrow().dueAt();
         assertTrue(Math.abs(Duration.between(before.plus(Duration.ofHours(3)), moved).toMillis()) < 1000, moved::toString);
+    }
+
+    /** The Redis clock now, in µs. */
+    private long redisMicros() {
+        Response time = redis.execute("TIME");
+        return time.get(0).toLong() * 1_000_000 + time.get(1).toLong();
+    }
+
+    @Test
+    void aDelayNeverEndsBeforeItHasPassedByTheRedisClock() {
+        // Redis reads its clock in µs: a delay added to the whole ms alone would end up to 1 ms before it passed. Each
+        // call reaches Redis after the clock was read, often within the same ms.
+        for (int i = 0; i < 100; i++) {
+            String id = "whole-delay-" + i;
+            long before = redisMicros();
+            scheduler.schedule(QUEUE, id, "x", Duration.ofSeconds(60));
+            long due = scheduler.find(QUEUE, id).orElseThrow().dueAt().toEpochMilli() * 1000;
+            assertTrue(due >= before + 60_000_000, id + " is due " + (before + 60_000_000 - due) + " µs early");
+            before = redisMicros();
+            assertTrue(scheduler.reschedule(QUEUE, id, Duration.ofSeconds(90)));
+            due = scheduler.find(QUEUE, id).orElseThrow().dueAt().toEpochMilli() * 1000;
+            assertTrue(due >= before + 90_000_000, id + " was moved " + (before + 90_000_000 - due) + " µs early");
+        }
     }
 
     @Test

@@ -10,7 +10,9 @@ if #ARGV[2] > 15 or not string.match(ARGV[2], '^%d+$') or (ARGV[3] ~= 'at' and A
 end
 local due = ARGV[2] + 0
 if ARGV[3] == 'in' then
-  due = serverNow() + due
+  -- The ms begun counts as a whole one, so that the job is never due before its delay has passed.
+  local ms, micros = serverNow()
+  due = (micros > 0 and ms + 1 or ms) + due
 end
 if due > LATEST_DUE then
   return redis.error_reply(BAD_DUE)

@@ -60,7 +60,11 @@ for p = 1, #parts, 3 do
     end
     local due = text + 0
     if kind == 'in' then
-      now = now or serverNow()
+      if not now then
+        -- The ms begun counts as a whole one, so that the job is never due before its delay has passed.
+        local ms, micros = serverNow()
+        now = micros > 0 and ms + 1 or ms
+      end
       due = now + due
     end
     if due > LATEST_DUE then
