@@ -19,7 +19,11 @@ import io.quarkiverse.delayedjobs.runtime.cron.CronSchedule;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkus.arc.All;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.UniEmitter;
+import io.vertx.core.AsyncResult;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 
 @Singleton
 public class ReactiveDelayedSchedulerImpl implements ReactiveDelayedScheduler {
@@ -109,14 +113,30 @@ public class ReactiveDelayedSchedulerImpl implements ReactiveDelayedScheduler {
         return call(() -> store.requeue(JobArguments.queue(queue), JobArguments.id(id)));
     }
 
-    /** Checks the arguments at subscription, so that a bad call fails the Uni instead of throwing. */
+    /**
+     * Checks the arguments at subscription, so that a bad call fails the Uni instead of throwing. A call made on an
+     * event loop continues on the caller's context, as the calls of the Quarkus Redis client do: the answer may come on
+     * another caller's (a job that waited for a call that caller sent, a call that waited for the connection to open),
+     * and a duplicated context carries the data of its request (a reactive session, a trace, the MDC).
+     */
     private static <T> Uni<T> call(Supplier<Future<T>> operation) {
-        return Uni.createFrom().emitter(emitter -> operation.get().onComplete(ar -> {
-            if (ar.succeeded()) {
-                emitter.complete(ar.result());
-            } else {
-                emitter.fail(ar.cause());
-            }
-        }));
+        return Uni.createFrom().emitter(emitter -> {
+            Context caller = Context.isOnEventLoopThread() ? Vertx.currentContext() : null;
+            operation.get().onComplete(ar -> {
+                if (caller == null || Vertx.currentContext() == caller) {
+                    emit(emitter, ar);
+                } else {
+                    caller.runOnContext(v -> emit(emitter, ar));
+                }
+            });
+        });
+    }
+
+    private static <T> void emit(UniEmitter<? super T> emitter, AsyncResult<T> ar) {
+        if (ar.succeeded()) {
+            emitter.complete(ar.result());
+        } else {
+            emitter.fail(ar.cause());
+        }
     }
 }
