@@ -95,7 +95,7 @@ public class JobStore implements AutoCloseable {
         }
         this.redis = redis;
         this.vertx = vertx;
-        this.connection = new SharedConnection(() -> Redis.createClient(vertx, options.get()), vertx,
+        this.connection = new SharedConnection(options, vertx,
                 config.redisTimeout().toMillis());
         this.config = config;
         this.cluster = cluster;

@@ -1,5 +1,7 @@
 package io.quarkiverse.delayedjobs.runtime.redis;
 
+import java.util.ArrayDeque;
+import java.util.Queue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -10,16 +12,18 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisConnection;
+import io.vertx.redis.client.RedisOptions;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 
 /**
  * One connection on which every call of the job protocol is pipelined. Borrowing a pooled connection per call would
  * cap the calls in flight at the pool size and fail the rest once the pool's wait queue is full; Redis runs commands
- * one at a time anyway.
+ * one at a time anyway. The connection itself holds at most {@code max-waiting-handlers} calls unanswered and fails
+ * the next ones: those beyond wait here for room, in the order they were made.
  * <p>
- * Each connection comes from a Redis client of its own, made by {@code clients} with the options of the configured
- * Quarkus client. A broken connection is replaced on the next call, and so is one on which a call went unanswered for
+ * Each connection comes from a Redis client of its own, made with {@code options}, those of the configured Quarkus
+ * client. A broken connection is replaced on the next call, and so is one on which a call went unanswered for
  * {@code redis-timeout}: its client is closed, which closes the socket even when the network dropped it silently. (A
  * pooled connection only goes back to its pool when closed, and the next connect would get the same dead socket.)
  */
@@ -31,10 +35,60 @@ final class SharedConnection {
         final Future<RedisConnection> connection;
         /** A call on it went unanswered: the calls still on it fail the same way, not as a closed connection. */
         volatile boolean unanswered;
+        /** The most calls the connection holds unanswered: its client fails the next ones. */
+        private final int room;
+        /** Where the calls that waited for room go, one after the other, in the order they were made. */
+        private final Context context;
+        /** Calls handed to the connection and not yet answered, and those waiting for room; guarded by the link. */
+        private int handed;
+        private final Queue<Runnable> waiting = new ArrayDeque<>();
 
-        Link(Redis client, Future<RedisConnection> connection) {
+        Link(Redis client, Future<RedisConnection> connection, int room, Context context) {
             this.client = client;
             this.connection = connection;
+            this.room = Math.max(1, room);
+            this.context = context;
+        }
+
+        /** Hands a call to the connection, or keeps it, after those kept already, until an answer makes room. */
+        void hand(Runnable call) {
+            synchronized (this) {
+                if (handed >= room || !waiting.isEmpty()) {
+                    waiting.add(call);
+                    return;
+                }
+                handed++;
+            }
+            call.run();
+        }
+
+        /**
+         * A call handed to the connection ended. The calls waiting for room go on the link's context: in order, and
+         * not from within the call that ended (a closed connection fails a call as it is made).
+         */
+        void ended() {
+            boolean waited;
+            synchronized (this) {
+                handed--;
+                waited = !waiting.isEmpty();
+            }
+            if (waited) {
+                context.runOnContext(v -> handWaiting());
+            }
+        }
+
+        private void handWaiting() {
+            while (true) {
+                Runnable next;
+                synchronized (this) {
+                    if (handed >= room || waiting.isEmpty()) {
+                        return;
+                    }
+                    next = waiting.poll();
+                    handed++;
+                }
+                next.run();
+            }
         }
     }
 
@@ -43,7 +97,7 @@ final class SharedConnection {
     /** Beyond {@code redis-timeout}, so that a call in flight at the close fails by its own timeout, which says why. */
     private static final long CLOSE_MARGIN_MS = 100;
 
-    private final Supplier<Redis> clients;
+    private final Supplier<RedisOptions> options;
     private final Vertx vertx;
     private final long timeoutMs;
     /** Calls sent and not yet answered nor timed out; guarded by {@code this}, which {@link #close()} waits on. */
@@ -51,8 +105,8 @@ final class SharedConnection {
     private Link current;
     private boolean closed;
 
-    SharedConnection(Supplier<Redis> clients, Vertx vertx, long timeoutMs) {
-        this.clients = clients;
+    SharedConnection(Supplier<RedisOptions> options, Vertx vertx, long timeoutMs) {
+        this.options = options;
         this.vertx = vertx;
         this.timeoutMs = timeoutMs;
     }
@@ -88,13 +142,20 @@ final class SharedConnection {
                 answer.tryFail(unanswered());
             }
         });
-        link.connection.compose(conn -> conn.send(request)).onComplete(ar -> {
-            vertx.cancelTimer(timer);
-            if (ar.succeeded()) {
-                answer.tryComplete(ar.result());
-            } else {
-                answer.tryFail(link.unanswered ? unanswered() : ar.cause());
+        link.hand(() -> {
+            if (answer.future().isComplete()) {
+                link.ended(); // it ran out of time waiting for room: Redis never gets it
+                return;
             }
+            link.connection.compose(conn -> conn.send(request)).onComplete(ar -> {
+                vertx.cancelTimer(timer);
+                if (ar.succeeded()) {
+                    answer.tryComplete(ar.result());
+                } else {
+                    answer.tryFail(link.unanswered ? unanswered() : ar.cause());
+                }
+                link.ended();
+            });
         });
         return answer.future();
     }
@@ -121,9 +182,11 @@ final class SharedConnection {
             inFlight++;
             return current;
         }
-        Redis client = clients.get();
+        RedisOptions clientOptions = options.get();
+        Redis client = Redis.createClient(vertx, clientOptions);
         Promise<RedisConnection> connected = Promise.promise();
-        Link link = new Link(client, connected.future());
+        Link link = new Link(client, connected.future(), clientOptions.getMaxWaitingHandlers(),
+                vertx.getOrCreateContext());
         current = link;
         long deadline = vertx.setTimer(CONNECT_TIMEOUTS * timeoutMs, id -> {
             link.unanswered = true;
