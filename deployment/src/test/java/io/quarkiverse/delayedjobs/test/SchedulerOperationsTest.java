@@ -156,7 +156,7 @@ public class SchedulerOperationsTest {
     }
 
     @Test
-    void aDelayNeverEndsBeforeItHasPassedByTheRedisClock() {
+    void aDelayNeverEndsBeforeItHasPassedByTheRedisClockAndNoDelayIsDueAtOnce() {
         // Redis reads its clock in µs: a delay added to the whole ms alone would end up to 1 ms before it passed. Each
         // call reaches Redis after the clock was read, often within the same ms.
         for (int i = 0; i < 100; i++) {
@@ -169,6 +169,13 @@ public class SchedulerOperationsTest {
             assertTrue(scheduler.reschedule(QUEUE, id, Duration.ofSeconds(90)));
             due = scheduler.find(QUEUE, id).orElseThrow().dueAt().toEpochMilli() * 1000;
             assertTrue(due >= before + 90_000_000, id + " was moved " + (before + 90_000_000 - due) + " µs early");
+
+            // No delay: due at once, not at the next ms (a claim in the same ms takes it).
+            String now = "no-delay-" + i;
+            scheduler.schedule(QUEUE, now, "x", Duration.ZERO);
+            long after = redisMicros();
+            due = scheduler.find(QUEUE, now).orElseThrow().dueAt().toEpochMilli() * 1000;
+            assertTrue(due <= after, now + " is due " + (due - after) + " µs after the schedule call returned");
         }
     }
 

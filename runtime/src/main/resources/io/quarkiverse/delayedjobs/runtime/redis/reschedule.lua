@@ -10,9 +10,9 @@ if #ARGV[2] > 15 or not string.match(ARGV[2], '^%d+$') or (ARGV[3] ~= 'at' and A
 end
 local due = ARGV[2] + 0
 if ARGV[3] == 'in' then
-  -- The ms begun counts as a whole one, so that the job is never due before its delay has passed.
+  -- A delay ends once it has passed: the ms begun counts as a whole one. A delay of zero is due now.
   local ms, micros = serverNow()
-  due = (micros > 0 and ms + 1 or ms) + due
+  due = (due > 0 and micros > 0) and ms + due + 1 or ms + due
 end
 if due > LATEST_DUE then
   return redis.error_reply(BAD_DUE)

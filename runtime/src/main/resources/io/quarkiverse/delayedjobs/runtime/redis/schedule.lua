@@ -47,8 +47,8 @@ else
 end
 -- Per job (by the index of its id in ARGV): its due time in ms, and the bucket the producer gave.
 local dues, buckets = {}, {}
--- This server's time, read once for the delays ('in') of the call.
-local now = nil
+-- This server's time in ms and the µs past it, read once for the delays ('in') of the call.
+local now, nowMicros = nil, nil
 for p = 1, #parts, 3 do
   for i = parts[p + 1], parts[p + 2], 6 do
     if #ARGV[i] == 0 or #ARGV[i] > 512 then
@@ -61,11 +61,10 @@ for p = 1, #parts, 3 do
     local due = text + 0
     if kind == 'in' then
       if not now then
-        -- The ms begun counts as a whole one, so that the job is never due before its delay has passed.
-        local ms, micros = serverNow()
-        now = micros > 0 and ms + 1 or ms
+        now, nowMicros = serverNow()
       end
-      due = now + due
+      -- A delay ends once it has passed: the ms begun counts as a whole one. A delay of zero is due now.
+      due = (due > 0 and nowMicros > 0) and now + due + 1 or now + due
     end
     if due > LATEST_DUE then
       return redis.error_reply(BAD_DUE)
