@@ -100,6 +100,27 @@ public class PayloadCodec {
             ObjectReader objectReader = mapper.readerFor(type);
             reader = objectReader::readValue;
         }
-        return json -> Arrays.equals(JSON_NULL, json) ? null : reader.read(json);
+        return json -> isJsonNull(json) ? null : reader.read(json);
+    }
+
+    /**
+     * Whether the JSON text is {@code null}, with the whitespace JSON allows around it: a producer in another language
+     * may write it so (Go's json.Encoder ends its output with a line break), and the readers of {@code String},
+     * {@code JsonObject} and {@code JsonArray} would not read it as null.
+     */
+    private static boolean isJsonNull(byte[] json) {
+        int from = 0;
+        int to = json.length;
+        while (from < to && isJsonWhitespace(json[from])) {
+            from++;
+        }
+        while (to > from && isJsonWhitespace(json[to - 1])) {
+            to--;
+        }
+        return Arrays.equals(json, from, to, JSON_NULL, 0, JSON_NULL.length);
+    }
+
+    private static boolean isJsonWhitespace(byte b) {
+        return b == ' ' || b == '\t' || b == '\n' || b == '\r';
     }
 }
