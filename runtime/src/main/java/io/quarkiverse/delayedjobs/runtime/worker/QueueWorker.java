@@ -642,27 +642,56 @@ final class QueueWorker {
         } else {
             listener.failed(delivery, (long) (handlerMs * 1e6), failure);
             boolean unreadable = failure instanceof HandlerDispatcher.UnreadablePayloadException;
-            long delay = backoffMs(job.attempt());
-            track(store.retry(keys, delivery.shard(), job.id(), job.token(), delay, describe(failure), unreadable,
-                    delivery.rearmAt(), settings))
-                    .onSuccess(outcome -> {
-                        switch (outcome) {
-                            case RETRIED -> {
-                                LOG.warnf("%s failed, retrying in %d ms: %s", delivery, delay, describe(failure));
-                                listener.retried(delivery, failure);
-                            }
-                            case DEAD -> {
-                                LOG.warnf(failure, "%s failed and moved to the dead letters", delivery);
-                                listener.deadLettered(delivery, failure);
-                            }
-                            case STALE -> LOG.debugf("%s failed after its claim was lost", delivery);
-                            case REARMED -> LOG.warnf("%s failed; its next occurrence is armed: %s", delivery,
-                                    describe(failure));
-                        }
-                    })
-                    .onFailure(e -> LOG.warnf(e, "Could not record the failure of %s; it will run again after its"
-                            + " lease", delivery));
+            recordFailure(delivery, failure, unreadable, backoffMs(job.attempt()));
         }
+    }
+
+    /**
+     * Writes the failure of a delivery: a retry, or a move to the dead letters. A write that failed is sent again, as
+     * acks are: retries are fenced by their tokens, so sending one again is safe; dropped, the job would wait for the
+     * lease of its claim, which the claim's other jobs renew as long as their handlers run. It counts as a write under
+     * way until it is done.
+     */
+    private void recordFailure(Delivery delivery, Throwable failure, boolean unreadable, long delay) {
+        Claimed job = delivery.job();
+        JobListener listener = dispatcher.listener();
+        writesUnderWay++;
+        store.retry(keys, delivery.shard(), job.id(), job.token(), delay, describe(failure), unreadable,
+                delivery.rearmAt(), settings).onComplete(ar -> context.runOnContext(v -> {
+                    if (ar.failed()) {
+                        if (abandoned) {
+                            LOG.warnf(ar.cause(), "Could not record the failure of %s after the stop; it will run"
+                                    + " again after its lease", delivery);
+                            writesUnderWay--;
+                            return;
+                        }
+                        LOG.warnf(ar.cause(), "Could not record the failure of %s; trying again in %d ms", delivery,
+                                REDIS_FAILURE_PAUSE_MS);
+                        vertx.setTimer(REDIS_FAILURE_PAUSE_MS, id -> {
+                            writesUnderWay--;
+                            if (abandoned) {
+                                return;
+                            }
+                            recordFailure(delivery, failure, unreadable, delay);
+                        });
+                        return;
+                    }
+                    writesUnderWay--;
+                    checkDrained();
+                    switch (ar.result()) {
+                        case RETRIED -> {
+                            LOG.warnf("%s failed, retrying in %d ms: %s", delivery, delay, describe(failure));
+                            listener.retried(delivery, failure);
+                        }
+                        case DEAD -> {
+                            LOG.warnf(failure, "%s failed and moved to the dead letters", delivery);
+                            listener.deadLettered(delivery, failure);
+                        }
+                        case STALE -> LOG.debugf("%s failed after its claim was lost", delivery);
+                        case REARMED -> LOG.warnf("%s failed; its next occurrence is armed: %s", delivery,
+                                describe(failure));
+                    }
+                }));
     }
 
     private void ack(int shard, Ack ack) {
