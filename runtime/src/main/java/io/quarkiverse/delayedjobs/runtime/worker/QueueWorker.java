@@ -802,12 +802,22 @@ final class QueueWorker {
             return;
         }
         // A lease that ran out with no renewal answered (Redis unreachable, say) may have gone to another worker.
+        // A job dropped so is handed back, fenced by its token: Redis may still hold its claim, whose one lease the
+        // renewals of the claim's other jobs keep alive while their handlers run here, and no one would run it.
         long now = System.nanoTime();
+        Map<Integer, List<String[]>> handBack = new LinkedHashMap<>();
         for (Delivery d : List.copyOf(running.values())) {
             if (!d.leaseLost() && d.leaseEndedBy(now)) {
                 d.loseLease();
-                dropUnstarted(d, "could not renew its lease in time");
+                if (dropUnstarted(d, "could not renew its lease in time")) {
+                    handBack.computeIfAbsent(d.shard(), s -> new ArrayList<>())
+                            .add(new String[] { d.job().id(), d.token() });
+                }
             }
+        }
+        handBack.forEach(this::release);
+        if (running.isEmpty()) {
+            return;
         }
         Map<Integer, List<Delivery>> byShard = new LinkedHashMap<>();
         for (Delivery d : running.values()) {
@@ -852,11 +862,11 @@ final class QueueWorker {
     /**
      * Drops a delivery that has not started, held or waiting: a producer ended its job (revoked on the wake
      * channel), or Redis no longer knows its claim (the revoke was missed while the wake subscription was down, or
-     * the job was claimed again).
+     * the job was claimed again), or its lease ran out unrenewed. Returns whether it was dropped (not started).
      */
-    private void dropUnstarted(Delivery d, String why) {
+    private boolean dropUnstarted(Delivery d, String why) {
         if (!d.handBack()) {
-            return; // started: its handler sees leaseLost(), and its ack or retry fails on the token
+            return false; // started: its handler sees leaseLost(), and its ack or retry fails on the token
         }
         String key = key(d.shard(), d.token());
         ScheduledFuture<?> timer = held.remove(key);
@@ -868,6 +878,7 @@ final class QueueWorker {
         LOG.debugf("%s %s; it does not start", d, why);
         checkDrained();
         pump();
+        return true;
     }
 
     /**
