@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 import org.jboss.logging.Logger;
 
@@ -646,39 +647,17 @@ final class QueueWorker {
         }
     }
 
-    /**
-     * Writes the failure of a delivery: a retry, or a move to the dead letters. A write that failed is sent again, as
-     * acks are: retries are fenced by their tokens, so sending one again is safe; dropped, the job would wait for the
-     * lease of its claim, which the claim's other jobs renew as long as their handlers run. It counts as a write under
-     * way until it is done.
-     */
+    /** Writes the failure of a delivery: a retry, or a move to the dead letters. */
     private void recordFailure(Delivery delivery, Throwable failure, boolean unreadable, long delay) {
         Claimed job = delivery.job();
         JobListener listener = dispatcher.listener();
-        writesUnderWay++;
-        store.retry(keys, delivery.shard(), job.id(), job.token(), delay, describe(failure), unreadable,
-                delivery.rearmAt(), settings).onComplete(ar -> context.runOnContext(v -> {
-                    if (ar.failed()) {
-                        if (abandoned) {
-                            LOG.warnf(ar.cause(), "Could not record the failure of %s after the stop; it will run"
-                                    + " again after its lease", delivery);
-                            writesUnderWay--;
-                            return;
-                        }
-                        LOG.warnf(ar.cause(), "Could not record the failure of %s; trying again in %d ms", delivery,
-                                REDIS_FAILURE_PAUSE_MS);
-                        vertx.setTimer(REDIS_FAILURE_PAUSE_MS, id -> {
-                            writesUnderWay--;
-                            if (abandoned) {
-                                return;
-                            }
-                            recordFailure(delivery, failure, unreadable, delay);
-                        });
-                        return;
-                    }
-                    writesUnderWay--;
-                    checkDrained();
-                    switch (ar.result()) {
+        writeFenced(store.retry(keys, delivery.shard(), job.id(), job.token(), delay, describe(failure), unreadable,
+                delivery.rearmAt(), settings), "record the failure of " + delivery,
+                e -> LOG.warnf(e, "Could not record the failure of %s after the stop; it will run again after its lease",
+                        delivery),
+                () -> recordFailure(delivery, failure, unreadable, delay),
+                outcome -> {
+                    switch (outcome) {
                         case RETRIED -> {
                             LOG.warnf("%s failed, retrying in %d ms: %s", delivery, delay, describe(failure));
                             listener.retried(delivery, failure);
@@ -691,7 +670,7 @@ final class QueueWorker {
                         case REARMED -> LOG.warnf("%s failed; its next occurrence is armed: %s", delivery,
                                 describe(failure));
                     }
-                }));
+                });
     }
 
     private void ack(int shard, Ack ack) {
@@ -738,33 +717,47 @@ final class QueueWorker {
         if (acks.isEmpty()) {
             return;
         }
+        writeFenced(store.ack(keys, shard, acks), "acknowledge " + acks.size() + " jobs of queue " + keys.queue(),
+                // The stop said these were not written, or that their handlers still ran.
+                e -> LOG.debugf(e, "Could not acknowledge %d jobs of queue %s after the stop", acks.size(),
+                        keys.queue()),
+                () -> acks.forEach(ack -> ackAgain(shard, ack)),
+                matched -> acksUnwritten -= acks.size());
+    }
+
+    /**
+     * Sends a write that tokens fence (an ack, a retry), so that sending it again is safe: dropped, its jobs would wait
+     * for the lease of their claim, which the claim's other jobs renew as long as their handlers run, and a
+     * successful one would run again. It counts as a write under way until Redis took it; after a failure, {@code again}
+     * runs {@value #REDIS_FAILURE_PAUSE_MS} ms later, unless the stop gave up the writes meanwhile (a timer would outlive
+     * the stop: dev mode keeps Vert.x).
+     *
+     * @param what what the write does, for the log
+     * @param afterStop logs a failure once the stop gave up the writes
+     * @param taken what to do with Redis's answer
+     */
+    private <T> void writeFenced(Future<T> write, String what, Consumer<Throwable> afterStop, Runnable again,
+            Consumer<T> taken) {
         writesUnderWay++;
-        store.ack(keys, shard, acks).onComplete(ar -> context.runOnContext(v -> {
-            if (ar.failed()) {
-                // Acks are fenced by their tokens, so sending them again is safe; dropped, every one of these jobs
-                // would run again once its lease ran out. They count as a write under way until then.
-                if (abandoned) {
-                    // The stop said these were not written, or that their handlers still ran; a timer now would
-                    // outlive the stop (dev mode keeps Vert.x).
-                    LOG.debugf(ar.cause(), "Could not acknowledge %d jobs of queue %s after the stop", acks.size(),
-                            keys.queue());
-                    writesUnderWay--;
-                    return;
-                }
-                LOG.warnf(ar.cause(), "Could not acknowledge %d jobs of queue %s; trying again in %d ms",
-                        acks.size(), keys.queue(), REDIS_FAILURE_PAUSE_MS);
-                vertx.setTimer(REDIS_FAILURE_PAUSE_MS, id -> {
-                    writesUnderWay--;
-                    if (abandoned) {
-                        return;
-                    }
-                    acks.forEach(ack -> ackAgain(shard, ack));
-                });
+        write.onComplete(ar -> context.runOnContext(v -> {
+            if (ar.succeeded()) {
+                taken.accept(ar.result());
+                writesUnderWay--;
+                checkDrained();
                 return;
             }
-            acksUnwritten -= acks.size();
-            writesUnderWay--;
-            checkDrained();
+            if (abandoned) {
+                afterStop.accept(ar.cause());
+                writesUnderWay--;
+                return;
+            }
+            LOG.warnf(ar.cause(), "Could not %s; trying again in %d ms", what, REDIS_FAILURE_PAUSE_MS);
+            vertx.setTimer(REDIS_FAILURE_PAUSE_MS, id -> {
+                writesUnderWay--;
+                if (!abandoned) {
+                    again.run();
+                }
+            });
         }));
     }
 
