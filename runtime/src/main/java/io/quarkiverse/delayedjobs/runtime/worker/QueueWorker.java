@@ -541,8 +541,7 @@ final class QueueWorker {
                 run(delivery, redisMicros);
             } else if (plan.givenUp() != null) {
                 LOG.warnf("Recurring %s: %s", delivery, plan.givenUp());
-                track(store.retry(keys, shard, job.id(), job.token(), 0, plan.givenUp(), true, plan.nextMs(),
-                        settings));
+                giveUp(delivery, plan.givenUp());
             } else {
                 LOG.debugf("Skipping occurrence %d of recurring %s", job.dueMs(), delivery);
                 ack(shard, new Ack(job.id(), job.token(), plan.nextMs()));
@@ -670,6 +669,21 @@ final class QueueWorker {
                         case REARMED -> LOG.warnf("%s failed; its next occurrence is armed: %s", delivery,
                                 describe(failure));
                     }
+                });
+    }
+
+    /**
+     * Writes that a claimed occurrence is given up without running, after its leases kept running out: its next
+     * occurrence is armed, with the reason as its last error.
+     */
+    private void giveUp(Delivery delivery, String reason) {
+        Claimed job = delivery.job();
+        writeFenced(store.retry(keys, delivery.shard(), job.id(), job.token(), 0, reason, true, delivery.rearmAt(),
+                settings), "record the given-up occurrence of " + delivery,
+                e -> LOG.warnf(e, "Could not record the given-up occurrence of %s after the stop; it is claimed again"
+                        + " after its lease", delivery),
+                () -> giveUp(delivery, reason),
+                outcome -> {
                 });
     }
 

@@ -6,6 +6,8 @@
 -- ARGV: 1 job id, 2 token, 3 retry delay in ms, 4 error text, 5 max attempts, 6 most dead letters of the shard,
 --       7 dead-letter retention in ms, 8 'retry' | 'dead' (dead: no retry, e.g. an unreadable payload),
 --       9 wake channel, 10 shard index, 11 next occurrence in ms of a recurring job, or ''
+-- The error is written first: should that write fail (the key of another type, say), nothing is written and the
+-- worker's call sent again finds the job as it was.
 -- Returns {outcome, at}: outcome 0 when the token was stale, 1 when retried (at = new due time in ms),
 -- 2 when dead-lettered (at = now), 3 when the next occurrence was armed (at = its due time in ms).
 local id = ARGV[1]
@@ -21,8 +23,8 @@ local now = serverNow()
 local gaveUp = ARGV[8] == 'dead' or tonumber(attempts) >= tonumber(ARGV[5])
 if ARGV[11] ~= '' and (gaveUp or now + tonumber(ARGV[3]) >= tonumber(ARGV[11])) then
   local nextDue = tonumber(ARGV[11])
-  endRunning(id, token)
   redis.call('HSET', shardKeys[5], id, ARGV[4])
+  endRunning(id, token)
   wakeIfEarliest(addPending(id, payload, nextDue, nextDue, 0), nextDue, ARGV[9], ARGV[10])
   return {3, nextDue}
 end
@@ -33,7 +35,7 @@ if gaveUp then
 end
 local at = now + tonumber(ARGV[3])
 -- The job keeps its original due time: lateness and JobContext.dueAt() refer to it.
-endRunning(id, token)
 redis.call('HSET', shardKeys[5], id, ARGV[4])
+endRunning(id, token)
 wakeIfEarliest(addPending(id, payload, at, tonumber(due), tonumber(attempts)), at, ARGV[9], ARGV[10])
 return {1, at}
