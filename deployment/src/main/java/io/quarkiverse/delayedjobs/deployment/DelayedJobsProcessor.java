@@ -318,7 +318,7 @@ class DelayedJobsProcessor {
                     m.getMethodDescription(),
                     m.getPayloadIndex() < 0 ? null : canonicalName(method.parameterType(m.getPayloadIndex())),
                     m.getPayloadIndex(), m.getContextIndex(), method.parametersCount(), m.getExecutionModel(),
-                    m.getCron(), m.getTimeZone(), m.getMisfire()));
+                    method.returnType().kind() != Type.Kind.VOID, m.getCron(), m.getTimeZone(), m.getMisfire()));
         });
         syntheticBeans.produce(SyntheticBeanBuildItem.configure(HandlerRegistry.class).scope(Singleton.class)
                 .setRuntimeInit().supplier(recorder.registry(handlers)).done());

@@ -55,9 +55,9 @@ public class DelayedJobsRecorder {
 
     public RuntimeValue<HandlerDefinition> handler(RuntimeValue<Invoker<Object, Object>> invoker, String queue,
             String method, String payloadType, int payloadIndex, int contextIndex, int parameterCount,
-            ExecutionModel executionModel, String cron, String timeZone, MisfirePolicy misfire) {
+            ExecutionModel executionModel, boolean asynchronous, String cron, String timeZone, MisfirePolicy misfire) {
         return new RuntimeValue<>(new HandlerDefinition(queue, method, invoker.getValue(), payloadType, payloadIndex,
-                contextIndex, parameterCount, executionModel, cron, timeZone, misfire));
+                contextIndex, parameterCount, executionModel, asynchronous, cron, timeZone, misfire));
     }
 
     public Supplier<HandlerRegistry> registry(List<RuntimeValue<HandlerDefinition>> handlers) {

@@ -15,11 +15,13 @@ import io.quarkiverse.delayedjobs.MisfirePolicy;
  * @param contextIndex the position of the {@code JobContext} parameter, or -1
  * @param parameterCount the number of parameters
  * @param executionModel where it runs
+ * @param asynchronous whether it returns a {@code Uni} or {@code CompletionStage} rather than {@code void}
  * @param cron the cron expression of a recurring handler, or null
  * @param timeZone the zone of the cron expression, or null for UTC
  * @param misfire the misfire policy of a recurring handler
  */
 public record HandlerDefinition(String queue, String method, Invoker<Object, Object> invoker, String payloadType,
-        int payloadIndex, int contextIndex, int parameterCount, ExecutionModel executionModel, String cron,
+        int payloadIndex, int contextIndex, int parameterCount, ExecutionModel executionModel, boolean asynchronous,
+        String cron,
         String timeZone, MisfirePolicy misfire) {
 }

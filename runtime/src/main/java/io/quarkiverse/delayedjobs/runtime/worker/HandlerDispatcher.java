@@ -97,6 +97,26 @@ final class HandlerDispatcher {
         }
     }
 
+    /**
+     * Whether the invoker failed on a null {@code Uni} or {@code CompletionStage} from the handler: it chains the
+     * result's completion (to end the bean instance then), so an NPE whose trace does not pass through the handler
+     * method arose after the method returned.
+     */
+    private boolean returnedNull(Throwable e) {
+        if (!handler.asynchronous() || !(e instanceof NullPointerException)) {
+            return false;
+        }
+        int hash = handler.method().indexOf('#');
+        String declaringClass = handler.method().substring(0, hash);
+        String methodName = handler.method().substring(hash + 1, handler.method().length() - "()".length());
+        for (StackTraceElement frame : e.getStackTrace()) {
+            if (frame.getClassName().equals(declaringClass) && frame.getMethodName().equals(methodName)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private void run(Delivery delivery, Promise<Void> done) {
         Object[] args;
         try {
@@ -112,7 +132,8 @@ final class HandlerDispatcher {
             result = handler.invoker().invoke(null, args);
         } catch (Throwable e) {
             requestContext.terminate();
-            done.fail(e);
+            done.fail(returnedNull(e) ? new IllegalStateException(handler.method()
+                    + " returned null instead of a Uni or CompletionStage that completes when the job is done", e) : e);
             return;
         }
         if (result instanceof Uni<?> uni) {

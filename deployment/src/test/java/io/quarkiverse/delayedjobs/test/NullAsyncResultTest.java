@@ -1,0 +1,101 @@
+package io.quarkiverse.delayedjobs.test;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quarkiverse.delayedjobs.Delayed;
+import io.quarkiverse.delayedjobs.DelayedScheduler;
+import io.quarkiverse.delayedjobs.JobInfo;
+import io.quarkus.test.QuarkusUnitTest;
+import io.smallrye.mutiny.Uni;
+
+/**
+ * A handler declared to return a {@code Uni} or {@code CompletionStage} that returns null fails its delivery, with a
+ * message naming it: nothing tells when, or whether, its work ended. An NPE of the handler's own code keeps its message.
+ */
+public class NullAsyncResultTest {
+
+    @RegisterExtension
+    static final QuarkusUnitTest test = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(Handlers.class, Singletons.class, RedisTestServer.class))
+            .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
+            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "null-async-result")
+            .overrideConfigKey("quarkus.delayed-jobs.max-attempts", "1");
+
+    static class Handlers {
+        static final AtomicInteger calls = new AtomicInteger();
+
+        @Delayed("null-uni")
+        Uni<Void> uni(String payload) {
+            calls.incrementAndGet();
+            return null;
+        }
+
+        @Delayed("npe-in-handler")
+        Uni<Void> npe(String payload) {
+            String missing = null;
+            return Uni.createFrom().item(missing.length()).replaceWithVoid();
+        }
+
+        @Delayed("null-stage")
+        CompletionStage<Void> stage(String payload) {
+            calls.incrementAndGet();
+            return null;
+        }
+    }
+
+    @ApplicationScoped
+    static class Singletons {
+        @Delayed("null-uni-app-scoped")
+        Uni<Void> uni(String payload) {
+            return null;
+        }
+    }
+
+    @Inject
+    DelayedScheduler scheduler;
+
+    @Test
+    void aNullUniFailsTheDelivery() {
+        assertDeadWith("null-uni", Handlers.class.getName() + "#uni() returned null instead of a Uni or CompletionStage");
+    }
+
+    @Test
+    void aNullCompletionStageFailsTheDelivery() {
+        assertDeadWith("null-stage",
+                Handlers.class.getName() + "#stage() returned null instead of a Uni or CompletionStage");
+    }
+
+    @Test
+    void aNullUniOfANormalScopedBeanFailsTheDelivery() {
+        assertDeadWith("null-uni-app-scoped",
+                Singletons.class.getName() + "#uni() returned null instead of a Uni or CompletionStage");
+    }
+
+    @Test
+    void anNpeOfTheHandlerItselfIsKeptAsItIs() {
+        assertDeadWith("npe-in-handler", "java.lang.NullPointerException", "");
+    }
+
+    private void assertDeadWith(String queue, String error) {
+        assertDeadWith(queue, "java.lang.IllegalStateException", error);
+    }
+
+    private void assertDeadWith(String queue, String exception, String error) {
+        scheduler.schedule(queue, "job", "x", Duration.ZERO);
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.find(queue, "job").map(JobInfo::state)
+                .orElse(null) == JobInfo.State.DEAD);
+        String lastError = scheduler.find(queue, "job").orElseThrow().lastError();
+        assertEquals(true, lastError.startsWith(exception + ": " + error), lastError);
+    }
+}
