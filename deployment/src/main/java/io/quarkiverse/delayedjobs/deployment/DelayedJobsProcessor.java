@@ -10,6 +10,8 @@ import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.UNI;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.VOID;
 
 import java.lang.reflect.Modifier;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -250,25 +252,44 @@ class DelayedJobsProcessor {
         String cron = stringValue(delayed, "cron");
         String timeZone = stringValue(delayed, "timeZone");
         AnnotationValue misfire = delayed.value("misfire");
-        if (cron != null && !ConfigExpressions.isExpression(cron)) {
-            try {
-                CronSchedule.parse(cron);
-            } catch (IllegalArgumentException e) {
-                problems.add(problem(e.getMessage(), method));
-            }
-        }
-        if (timeZone != null && !ConfigExpressions.isExpression(timeZone)) {
-            try {
-                CronSchedule.zone(timeZone);
-            } catch (IllegalArgumentException e) {
-                problems.add(problem("timeZone" + e.getMessage().substring("zone".length()), method));
-            }
+        for (String rule : scheduleRules(cron, timeZone, Instant.now())) {
+            problems.add(problem(rule, method));
         }
         if (cron == null && (timeZone != null || misfire != null)) {
             problems.add(problem("timeZone and misfire apply to recurring handlers only: set cron too", method));
         }
         return new DelayedMethodBuildItem(bean, method, queue, model, payloadIndex, contextIndex, null, cron, timeZone,
                 misfire == null ? MisfirePolicy.FIRE_ONCE : MisfirePolicy.valueOf(misfire.asEnum()));
+    }
+
+    /**
+     * The rules that the literal {@code cron} and {@code timeZone} of a static schedule break at {@code now}; config
+     * expressions are left for run time. The expression must match some time after now in the zone of the annotation
+     * (UTC when it has none), as {@code recurring(…)} reads it. When the zone comes from the configuration (or is
+     * unknown), the expression is only refused if it matches no time after now in any zone: it is read in the zone
+     * furthest behind UTC.
+     */
+    static List<String> scheduleRules(String cron, String timeZone, Instant now) {
+        List<String> rules = new ArrayList<>();
+        // Every zone's wall-clock time is at most 18 hours behind UTC.
+        String zone = ZoneOffset.MIN.getId();
+        if (timeZone == null) {
+            zone = ZoneOffset.UTC.getId();
+        } else if (!ConfigExpressions.isExpression(timeZone)) {
+            try {
+                zone = CronSchedule.zone(timeZone).getId();
+            } catch (IllegalArgumentException e) {
+                rules.add("timeZone" + e.getMessage().substring("zone".length()));
+            }
+        }
+        if (cron != null && !ConfigExpressions.isExpression(cron)) {
+            try {
+                CronSchedule.of(cron, zone, MisfirePolicy.FIRE_ONCE, now);
+            } catch (IllegalArgumentException e) {
+                rules.add(e.getMessage());
+            }
+        }
+        return rules;
     }
 
     private static String stringValue(AnnotationInstance annotation, String name) {

@@ -11,7 +11,8 @@ import io.quarkiverse.delayedjobs.Delayed;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
- * An invalid cron expression is a build error; a config expression is left for run time.
+ * An invalid cron expression, or one that has ended in the zone of its annotation (in every zone when the zone comes
+ * from the configuration), is a build error; a config expression is left for run time.
  */
 public class InvalidCronTest {
 
@@ -24,7 +25,11 @@ public class InvalidCronTest {
                             "fieldCount"),
                     problem("cron must be a valid Unix 5-field or Quartz 6/7-field expression, '61 * * * *' is not:"
                             + " Failed to parse cron expression. Value 61 not in range [0, 59]", Handlers.class,
-                            "outOfRange")));
+                            "outOfRange"),
+                    problem("cron must match some time after now, '0 0 0 1 1 ? 2020' matches none", Handlers.class,
+                            "endedInItsZone"),
+                    problem("cron must match some time after now, '0 0 0 1 1 ? 2020' matches none", Handlers.class,
+                            "endedInEveryZone")));
 
     static class Handlers {
 
@@ -34,6 +39,14 @@ public class InvalidCronTest {
 
         @Delayed(value = "minutes", cron = "61 * * * *")
         void outOfRange() {
+        }
+
+        @Delayed(value = "ended", cron = "0 0 0 1 1 ? 2020", timeZone = "Pacific/Kiritimati")
+        void endedInItsZone() {
+        }
+
+        @Delayed(value = "ended-everywhere", cron = "0 0 0 1 1 ? 2020", timeZone = "${digest.zone}")
+        void endedInEveryZone() {
         }
 
         @Delayed(value = "configured", cron = "${digest.cron}")

@@ -54,26 +54,22 @@ public final class CronSchedule {
      * @throws IllegalArgumentException naming {@code cron} or {@code zone} when either is invalid
      */
     public static CronSchedule of(String expression, String zone, MisfirePolicy misfire) {
-        CronSchedule schedule = ofAnyTime(expression, zone, misfire);
-        // In the schedule's zone: a year-limited expression read as UTC wall-clock time may end hours off.
-        if (schedule.next(Instant.now()).isEmpty()) {
-            throw new IllegalArgumentException("cron must match some time after now, '" + expression + "' matches none");
-        }
-        return schedule;
+        return of(expression, zone, misfire, Instant.now());
     }
 
     /**
-     * Parses a Unix 5-field or Quartz 6/7-field expression that matches some time after now, as a wall-clock time of
-     * UTC (the build checks an annotation so, its zone being unknown when given by the configuration).
+     * Parses a Unix 5-field or Quartz 6/7-field expression that matches some time after {@code now} in {@code zone}
+     * (UTC when empty): the build checks a static schedule so, in the zone of its annotation.
      *
-     * @throws IllegalArgumentException naming {@code cron} and the rule it breaks
+     * @throws IllegalArgumentException naming {@code cron} or {@code zone} when either is invalid
      */
-    public static Cron parse(String expression) {
-        Cron cron = parseSyntax(expression);
-        if (ExecutionTime.forCron(cron).nextExecution(ZonedDateTime.now(ZoneOffset.UTC)).isEmpty()) {
+    public static CronSchedule of(String expression, String zone, MisfirePolicy misfire, Instant now) {
+        CronSchedule schedule = ofAnyTime(expression, zone, misfire);
+        // In the schedule's zone: a year-limited expression read as UTC wall-clock time may end hours off.
+        if (schedule.next(now).isEmpty()) {
             throw new IllegalArgumentException("cron must match some time after now, '" + expression + "' matches none");
         }
-        return cron;
+        return schedule;
     }
 
     private static Cron parseSyntax(String expression) {
