@@ -149,7 +149,9 @@ class DelayedJobsProcessor {
             while (clazz != null) {
                 for (MethodInfo method : clazz.methods()) {
                     AnnotationInstance delayed = annotations.getAnnotation(method, DELAYED);
-                    if (delayed == null) {
+                    // javac copies the annotations of a method to its bridge methods (a class implementing a generic
+                    // interface): the bridge calls the method, it is not a second handler.
+                    if (delayed == null || method.isSynthetic()) {
                         continue;
                     }
                     int before = problems.size();
