@@ -23,6 +23,7 @@ import java.util.stream.Collectors;
 import jakarta.inject.Singleton;
 
 import org.jboss.jandex.AnnotationInstance;
+import org.jboss.jandex.AnnotationTarget;
 import org.jboss.jandex.AnnotationValue;
 import org.jboss.jandex.ClassInfo;
 import org.jboss.jandex.ClassType;
@@ -172,6 +173,15 @@ class DelayedJobsProcessor {
                         : index.getClassByName(superName);
             }
         }
+        // Only the classes of beans are walked: an interface method would never be a handler, even of a bean
+        // implementing it.
+        index.getAnnotations(DELAYED).stream()
+                .filter(a -> a.target().kind() == AnnotationTarget.Kind.METHOD)
+                .map(a -> a.target().asMethod())
+                .filter(m -> Modifier.isInterface(m.declaringClass().flags()) && !m.isSynthetic())
+                .sorted(Comparator.comparing(DelayedJobsProcessor::describe))
+                .forEach(m -> problems.add(problem("A @Delayed method must be declared in a class, not in an interface",
+                        m)));
         if (!problems.isEmpty()) {
             errors.produce(new ValidationErrorBuildItem(problems));
         }
