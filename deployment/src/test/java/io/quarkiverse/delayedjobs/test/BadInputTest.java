@@ -149,6 +149,25 @@ public class BadInputTest {
     }
 
     @Test
+    void aDelayWhoseFractionsOfASecondCarryPastTheLatestDueTimeIsRefused() {
+        // A whole second short of the latest due time plus 0.999999999 s ends past it when the clock reads more than
+        // .999000001 s: the two fractions carry a second. Spin (no sleep: the window is the last half of that ms)
+        // until the clock is there, so that the check reads it in the same second; three times, as a first call may
+        // take long enough to reach the next second.
+        for (int i = 0; i < 3; i++) {
+            Instant now;
+            do {
+                now = Instant.now();
+            } while (now.getNano() < 999_100_000 || now.getNano() > 999_500_000);
+            long room = Instant.parse("9999-12-31T23:59:59.999Z").getEpochSecond() - now.getEpochSecond();
+            Duration delay = Duration.ofSeconds(room - 1, 999_999_999);
+            refused("delay must end before 9999-12-31T23:59:59.999Z",
+                    () -> scheduler.schedule(QUEUE, ID, "x", delay, OnConflict.REPLACE));
+            refused("delay must end before 9999-12-31T23:59:59.999Z", () -> scheduler.reschedule(QUEUE, ID, delay));
+        }
+    }
+
+    @Test
     void missingConflictPolicyOrBadLimit() {
         refused("onConflict must not be null", () -> scheduler.schedule(QUEUE, ID, "x", DUE, null));
         refused("limit must be between 1 and 10000, was 0", () -> scheduler.deadLetters(QUEUE, 0));

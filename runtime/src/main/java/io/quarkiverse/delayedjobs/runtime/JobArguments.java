@@ -107,11 +107,12 @@ public final class JobArguments {
             throw new IllegalArgumentException("delay must not be negative, was " + delay);
         }
         // Compared field by field: Duration.between(now, LATEST_DUE) overflows nanoseconds and throws, inside, an
-        // exception per call.
+        // exception per call. The two fractions of a second may add up to more than one: that second counts too.
         Instant now = Instant.now();
-        long room = LATEST_DUE.getEpochSecond() - now.getEpochSecond();
+        int nanos = now.getNano() + delay.getNano();
+        long room = LATEST_DUE.getEpochSecond() - now.getEpochSecond() - nanos / 1_000_000_000;
         if (delay.getSeconds() > room
-                || delay.getSeconds() == room && now.getNano() + delay.getNano() > LATEST_DUE.getNano()) {
+                || delay.getSeconds() == room && nanos % 1_000_000_000 > LATEST_DUE.getNano()) {
             throw new IllegalArgumentException("delay must end before " + LATEST_DUE + ", was " + delay);
         }
         return roundedUp(delay.toMillis(), delay.getNano());
