@@ -15,9 +15,11 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 import jakarta.inject.Singleton;
@@ -147,12 +149,19 @@ class DelayedJobsProcessor {
                 .stream().sorted(Comparator.comparing(b -> b.getBeanClass().toString())).toList();
         for (BeanInfo bean : beans) {
             ClassInfo clazz = bean.getTarget().get().asClass();
+            // Virtual dispatch runs the most specific declaration of a method, so only that one may be a handler,
+            // with its own @Delayed and threading annotations: an override without @Delayed leaves no handler, as
+            // an override without @Observes leaves no CDI observer.
+            Set<String> declared = new HashSet<>();
             while (clazz != null) {
                 for (MethodInfo method : clazz.methods()) {
+                    // A private or static method is never overridden: it stays for its own build error.
+                    boolean overridden = !declared.add(signature(method)) && !Modifier.isPrivate(method.flags())
+                            && !Modifier.isStatic(method.flags());
                     AnnotationInstance delayed = annotations.getAnnotation(method, DELAYED);
                     // javac copies the annotations of a method to its bridge methods (a class implementing a generic
                     // interface): the bridge calls the method, it is not a second handler.
-                    if (delayed == null || method.isSynthetic()) {
+                    if (delayed == null || method.isSynthetic() || overridden) {
                         continue;
                     }
                     int before = problems.size();
@@ -329,6 +338,12 @@ class DelayedJobsProcessor {
     private static String className(InvokerInfo invoker) {
         String descriptor = invoker.getClassDesc().descriptorString();
         return descriptor.substring(1, descriptor.length() - 1).replace('/', '.');
+    }
+
+    /** What makes a method override another: its name and erased parameter types, not its return type. */
+    private static String signature(MethodInfo method) {
+        return method.name() + method.parameterTypes().stream().map(t -> t.name().toString())
+                .collect(Collectors.joining(",", "(", ")"));
     }
 
     static String describe(MethodInfo method) {
