@@ -144,7 +144,7 @@ class DelayedJobsProcessor {
             BuildProducer<ReflectiveHierarchyBuildItem> reflection) {
         IndexView index = combinedIndex.getIndex();
         List<Throwable> problems = new ArrayList<>();
-        Map<String, MethodInfo> handlerOfQueue = new HashMap<>();
+        Map<String, String> handlerOfQueue = new HashMap<>();
         List<BeanInfo> beans = beanDiscovery.beanStream().classBeans().collect()
                 .stream().sorted(Comparator.comparing(b -> b.getBeanClass().toString())).toList();
         for (BeanInfo bean : beans) {
@@ -197,24 +197,24 @@ class DelayedJobsProcessor {
     }
 
     private static DelayedMethodBuildItem validate(BeanInfo bean, MethodInfo method, AnnotationInstance delayed,
-            TransformedAnnotationsBuildItem annotations, Map<String, MethodInfo> handlerOfQueue,
+            TransformedAnnotationsBuildItem annotations, Map<String, String> handlerOfQueue,
             List<Throwable> problems) {
         String queue = delayed.value().asString();
         if (!JobArguments.QUEUE_NAME.matcher(queue).matches()) {
             problems.add(problem("The queue name must match " + JobArguments.QUEUE_NAME.pattern() + ", was '" + queue
-                    + "'", method));
+                    + "'", bean, method));
         } else {
-            MethodInfo other = handlerOfQueue.putIfAbsent(queue, method);
+            String other = handlerOfQueue.putIfAbsent(queue, describe(method) + inheritance(bean, method));
             if (other != null) {
-                problems.add(problem("Queue '" + queue + "' already has a handler, " + describe(other)
-                        + "; a queue has exactly one @Delayed method", method));
+                problems.add(problem("Queue '" + queue + "' already has a handler, " + other
+                        + "; a queue has exactly one @Delayed method", bean, method));
             }
         }
         if (Modifier.isPrivate(method.flags())) {
-            problems.add(problem("A @Delayed method must not be private", method));
+            problems.add(problem("A @Delayed method must not be private", bean, method));
         }
         if (Modifier.isStatic(method.flags())) {
-            problems.add(problem("A @Delayed method must not be static", method));
+            problems.add(problem("A @Delayed method must not be static", bean, method));
         }
         int payloadIndex = -1;
         int contextIndex = -1;
@@ -230,21 +230,21 @@ class DelayedJobsProcessor {
                 payloadIndex = i;
                 if (type.kind() == Type.Kind.PRIMITIVE) {
                     problems.add(problem("The payload parameter must not be a primitive type, was " + type
-                            + "; use its wrapper class", method));
+                            + "; use its wrapper class", bean, method));
                 } else if (type.kind() == Type.Kind.TYPE_VARIABLE) {
-                    problems.add(problem("The payload parameter must not be a type variable, was " + type, method));
+                    problems.add(problem("The payload parameter must not be a type variable, was " + type, bean, method));
                 }
             }
         }
         if (contexts > 1) {
             problems.add(problem("A @Delayed method may declare at most one JobContext parameter, found " + contexts,
-                    method));
+                    bean, method));
         }
         if (payloads.size() > 1) {
             problems.add(problem("A @Delayed method may declare at most one payload parameter besides JobContext, found "
                     + payloads.size() + ": " + payloads.stream().map(DelayedJobsProcessor::canonicalName)
                             .collect(Collectors.joining(", ")),
-                    method));
+                    bean, method));
         }
         boolean async = false;
         Type returnType = method.returnType();
@@ -253,18 +253,18 @@ class DelayedJobsProcessor {
             if (returnType.kind() != Type.Kind.PARAMETERIZED_TYPE
                     || !returnType.asParameterizedType().arguments().get(0).name().equals(VOID)) {
                 problems.add(problem("A @Delayed method must return void, Uni<Void> or CompletionStage<Void>, was "
-                        + returnType, method));
+                        + returnType, bean, method));
             }
         } else if (returnType.kind() != Type.Kind.VOID) {
             problems.add(problem("A @Delayed method must return void, Uni<Void> or CompletionStage<Void>, was "
-                    + returnType, method));
+                    + returnType, bean, method));
         }
         boolean blocking = annotations.hasAnnotation(method, BLOCKING);
         boolean nonBlocking = annotations.hasAnnotation(method, NON_BLOCKING);
         boolean virtual = annotations.hasAnnotation(method, RUN_ON_VIRTUAL_THREAD);
         if (nonBlocking && (virtual || blocking)) {
             problems.add(problem("A @Delayed method must not be annotated both @NonBlocking and "
-                    + (virtual ? "@RunOnVirtualThread" : "@Blocking"), method));
+                    + (virtual ? "@RunOnVirtualThread" : "@Blocking"), bean, method));
         }
         ExecutionModel model = virtual ? ExecutionModel.VIRTUAL_THREAD
                 : nonBlocking ? ExecutionModel.EVENT_LOOP
@@ -274,10 +274,10 @@ class DelayedJobsProcessor {
         String timeZone = stringValue(delayed, "timeZone");
         AnnotationValue misfire = delayed.value("misfire");
         for (String rule : scheduleRules(cron, timeZone, Instant.now())) {
-            problems.add(problem(rule, method));
+            problems.add(problem(rule, bean, method));
         }
         if (cron == null && (timeZone != null || misfire != null)) {
-            problems.add(problem("timeZone and misfire apply to recurring handlers only: set cron too", method));
+            problems.add(problem("timeZone and misfire apply to recurring handlers only: set cron too", bean, method));
         }
         return new DelayedMethodBuildItem(bean, method, queue, model, payloadIndex, contextIndex, null, cron, timeZone,
                 misfire == null ? MisfirePolicy.FIRE_ONCE : MisfirePolicy.valueOf(misfire.asEnum()));
@@ -353,6 +353,22 @@ class DelayedJobsProcessor {
     /** Every build-time problem reads {@code <rule>: @Delayed declared on <Class>#<method>()}. */
     static IllegalStateException problem(String rule, MethodInfo method) {
         return new IllegalStateException(rule + ": @Delayed declared on " + describe(method));
+    }
+
+    /** A problem of a handler of {@code bean}, followed by {@code , inherited by bean <Bean>} if it inherits it. */
+    static IllegalStateException problem(String rule, BeanInfo bean, MethodInfo method) {
+        String inheritance = inheritance(bean, method);
+        return new IllegalStateException(rule + ": @Delayed declared on " + describe(method)
+                + (inheritance.isEmpty() ? "" : "," + inheritance));
+    }
+
+    /**
+     * {@code  inherited by bean <Bean>} when the method is declared on a superclass of the bean's class: beans
+     * extending one class inherit the same method, so the method alone does not tell the user which beans to change.
+     */
+    private static String inheritance(BeanInfo bean, MethodInfo method) {
+        return method.declaringClass().name().equals(bean.getBeanClass()) ? ""
+                : " inherited by bean " + bean.getBeanClass();
     }
 
     @BuildStep
