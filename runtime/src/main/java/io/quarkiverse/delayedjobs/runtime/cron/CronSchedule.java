@@ -9,6 +9,7 @@ import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
 import java.time.zone.ZoneOffsetTransition;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 import com.cronutils.model.Cron;
@@ -35,6 +36,8 @@ public final class CronSchedule {
     private static final Pattern SUNDAY_FIRST = Pattern.compile("(?i)(^|,)SUN-");
     /** Bounds the search for the next instant; a schedule matching no time for this many candidates has none. */
     private static final int MAX_CANDIDATES = 100_000;
+    /** The calendar repeats after 400 years. */
+    private static final int MONTHS_IN_CYCLE = 400 * 12;
 
     private final String expression;
     private final ZoneId zone;
@@ -150,11 +153,11 @@ public final class CronSchedule {
         Instant best = null;
         LocalDateTime shiftedTo = null;
         for (int i = 0; i < MAX_CANDIDATES; i++) {
-            Optional<ZonedDateTime> candidate = executionTime.nextExecution(local.atZone(ZoneOffset.UTC));
+            Optional<LocalDateTime> candidate = nextLocal(local);
             if (candidate.isEmpty()) {
                 break;
             }
-            local = candidate.get().toLocalDateTime();
+            local = candidate.get();
             if (shiftedTo != null && !local.isBefore(shiftedTo)) {
                 break;
             }
@@ -185,11 +188,11 @@ public final class CronSchedule {
         Instant best = null;
         LocalDateTime lookBackTo = null;
         for (int i = 0; i < MAX_CANDIDATES; i++) {
-            Optional<ZonedDateTime> candidate = executionTime.lastExecution(local.atZone(ZoneOffset.UTC));
+            Optional<LocalDateTime> candidate = previousLocal(local);
             if (candidate.isEmpty()) {
                 break;
             }
-            local = candidate.get().toLocalDateTime();
+            local = candidate.get();
             if (best != null && local.isBefore(lookBackTo)) {
                 break;
             }
@@ -208,6 +211,58 @@ public final class CronSchedule {
             }
         }
         return Optional.ofNullable(best);
+    }
+
+    /**
+     * The first matching wall-clock time after {@code local}. The cron library throws on a nearest-weekday day a month
+     * lacks ({@code 31W} reaching February), from any time that month or before its next match: such a month has no
+     * occurrence, as with a plain {@code 31}, so the search goes on from the start of the next month, that start
+     * included.
+     */
+    private Optional<LocalDateTime> nextLocal(LocalDateTime local) {
+        for (int month = 0; month < MONTHS_IN_CYCLE; month++) {
+            try {
+                return executionTime.nextExecution(utc(local)).map(ZonedDateTime::toLocalDateTime);
+            } catch (DateTimeException e) {
+                LocalDateTime start = local.toLocalDate().withDayOfMonth(1).plusMonths(1).atStartOfDay();
+                // Looked at from after it, as the library throws from before it.
+                if (start.equals(matchFrom(() -> executionTime.lastExecution(utc(start.plusSeconds(1)))))) {
+                    return Optional.of(start);
+                }
+                local = start;
+            }
+        }
+        return Optional.empty(); // no month in a 400-year cycle of the calendar has the day
+    }
+
+    /** The last matching wall-clock time before {@code local}, past the months {@link #nextLocal} skips. */
+    private Optional<LocalDateTime> previousLocal(LocalDateTime local) {
+        for (int month = 0; month < MONTHS_IN_CYCLE; month++) {
+            try {
+                return executionTime.lastExecution(utc(local)).map(ZonedDateTime::toLocalDateTime);
+            } catch (DateTimeException e) {
+                // The last second of the month before, looked at from before it.
+                LocalDateTime end = local.toLocalDate().withDayOfMonth(1).atStartOfDay().minusSeconds(1);
+                if (end.equals(matchFrom(() -> executionTime.nextExecution(utc(end.minusSeconds(1)))))) {
+                    return Optional.of(end);
+                }
+                local = end;
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The cron library works on zoned times: wall-clock times are given to it as UTC ones. */
+    private static ZonedDateTime utc(LocalDateTime local) {
+        return local.atZone(ZoneOffset.UTC);
+    }
+
+    private static LocalDateTime matchFrom(Supplier<Optional<ZonedDateTime>> search) {
+        try {
+            return search.get().map(ZonedDateTime::toLocalDateTime).orElse(null);
+        } catch (DateTimeException e) {
+            return null; // went into a month that lacks the day, so found none on this side of it
+        }
     }
 
     /** How the schedule is stored in the {@code cron} hash: {@code misfire|zone|expression}. */

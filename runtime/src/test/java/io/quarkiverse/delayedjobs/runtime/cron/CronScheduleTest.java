@@ -180,6 +180,21 @@ class CronScheduleTest {
     }
 
     @Test
+    void aNearestWeekdayToADayAMonthLacksSkipsThatMonth() {
+        // The weekday nearest the 31st, in the months that have a 31st, as with a plain 31; 2026-01-31 and
+        // 2026-10-31 are Saturdays.
+        CronSchedule monthEnd = CronSchedule.of("0 0 12 31W * ?", "UTC", MisfirePolicy.FIRE_ONCE);
+        assertEquals(instants("2026-01-30T12:00Z", "2026-03-31T12:00Z"),
+                occurrences(monthEnd, "2026-01-01T00:00Z", "2026-04-30T12:00Z"));
+        assertEquals(Optional.of(at("2026-01-30T12:00Z")), monthEnd.previous(at("2026-03-15T00:00Z")));
+        assertEquals(Optional.of(at("2026-10-30T12:00Z")), monthEnd.previous(at("2026-12-01T00:00Z")));
+        // 2028-02-29 is a Tuesday.
+        CronSchedule leapDay = CronSchedule.of("0 0 12 29W 2 ?", "UTC", MisfirePolicy.FIRE_ONCE);
+        assertEquals(Optional.of(at("2028-02-29T12:00Z")), leapDay.next(at("2026-01-01T00:00Z")));
+        assertEquals(Optional.of(at("2028-02-29T12:00Z")), leapDay.previous(at("2031-01-01T00:00Z")));
+    }
+
+    @Test
     void unixDayOfWeekRangesMayStartOnSunday() {
         CronSchedule workWeek = CronSchedule.of("0 9 * * SUN-THU", "UTC", MisfirePolicy.FIRE_ONCE);
         // 2026-11-22 is a Sunday.
