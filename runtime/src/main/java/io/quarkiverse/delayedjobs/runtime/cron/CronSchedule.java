@@ -1,15 +1,19 @@
 package io.quarkiverse.delayedjobs.runtime.cron;
 
 import java.time.DateTimeException;
+import java.time.DayOfWeek;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
+import java.time.temporal.TemporalAdjusters;
 import java.time.zone.ZoneOffsetTransition;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import com.cronutils.model.Cron;
@@ -36,6 +40,8 @@ public final class CronSchedule {
     private static final Pattern SUNDAY_FIRST = Pattern.compile("(?i)(^|,)SUN-");
     /** Bounds the search for the next instant; a schedule matching no time for this many candidates has none. */
     private static final int MAX_CANDIDATES = 100_000;
+    /** A nearest-weekday day of month, {@code 15W}. */
+    private static final Pattern NEAREST_WEEKDAY = Pattern.compile("(?i)(\\d{1,2})W");
     /** The calendar repeats after 400 years. */
     private static final int MONTHS_IN_CYCLE = 400 * 12;
 
@@ -43,12 +49,17 @@ public final class CronSchedule {
     private final ZoneId zone;
     private final MisfirePolicy misfire;
     private final ExecutionTime executionTime;
+    /** The day of a Quartz nearest-weekday day of month, 15 for {@code 15W}; 0 when there is none. */
+    private final int nearestWeekdayTo;
 
     private CronSchedule(String expression, ZoneId zone, MisfirePolicy misfire, ExecutionTime executionTime) {
         this.expression = expression;
         this.zone = zone;
         this.misfire = misfire;
         this.executionTime = executionTime;
+        String[] fields = expression.trim().split("\\s+");
+        Matcher day = fields.length < 6 ? null : NEAREST_WEEKDAY.matcher(fields[3]);
+        this.nearestWeekdayTo = day != null && day.matches() ? Integer.parseInt(day.group(1)) : 0;
     }
 
     /**
@@ -214,12 +225,61 @@ public final class CronSchedule {
     }
 
     /**
-     * The first matching wall-clock time after {@code local}. The cron library throws on a nearest-weekday day a month
-     * lacks ({@code 31W} reaching February), from any time that month or before its next match: such a month has no
-     * occurrence, as with a plain {@code 31}, so the search goes on from the start of the next month, that start
-     * included.
+     * The first matching wall-clock time after {@code local}. The cron library takes a nearest weekday to the last day
+     * of a month that is a Sunday ({@code 31W} on Sunday 31 May 2026) to be that Sunday; Quartz takes the Friday
+     * before, as it does not cross into the next month: the times of such a Sunday stand for those of its Friday.
      */
     private Optional<LocalDateTime> nextLocal(LocalDateTime local) {
+        Optional<LocalDateTime> found = nextMatch(local);
+        if (found.isEmpty() || !isStandInSunday(found.get().toLocalDate())) {
+            return found;
+        }
+        LocalDate sunday = found.get().toLocalDate();
+        LocalDate friday = sunday.minusDays(2);
+        if (local.toLocalDate().isBefore(friday)) {
+            return Optional.of(found.get().minusDays(2));
+        }
+        if (local.toLocalDate().equals(friday)) {
+            Optional<LocalDateTime> later = nextMatch(local.plusDays(2)).filter(t -> t.toLocalDate().equals(sunday));
+            if (later.isPresent()) {
+                return Optional.of(later.get().minusDays(2));
+            }
+        }
+        return nextLocal(sunday.atTime(23, 59, 59)); // the Sunday itself has none
+    }
+
+    /** The last matching wall-clock time before {@code local}, with the Sundays of {@link #nextLocal} moved. */
+    private Optional<LocalDateTime> previousLocal(LocalDateTime local) {
+        LocalDate sunday = local.toLocalDate().with(TemporalAdjusters.lastDayOfMonth());
+        LocalDate friday = sunday.minusDays(2);
+        if (isStandInSunday(sunday) && !local.toLocalDate().isBefore(friday)) {
+            // The times of the Sunday before the same time on the Friday, or before its end.
+            LocalDateTime bound = local.isAfter(friday.plusDays(1).atStartOfDay()) ? friday.plusDays(1).atStartOfDay()
+                    : local;
+            Optional<LocalDateTime> earlier = previousMatch(bound.plusDays(2)).filter(t -> t.toLocalDate().equals(sunday));
+            if (earlier.isPresent()) {
+                return Optional.of(earlier.get().minusDays(2));
+            }
+            local = friday.atStartOfDay();
+        }
+        Optional<LocalDateTime> found = previousMatch(local);
+        // A Sunday of an earlier month: 'local' is after it, so this is its last time.
+        return found.map(t -> isStandInSunday(t.toLocalDate()) ? t.minusDays(2) : t);
+    }
+
+    /** Whether {@code day} is a Sunday the cron library takes for the nearest weekday to the last day of its month. */
+    private boolean isStandInSunday(LocalDate day) {
+        return day.getDayOfMonth() == nearestWeekdayTo && day.getDayOfMonth() == day.lengthOfMonth()
+                && day.getDayOfWeek() == DayOfWeek.SUNDAY;
+    }
+
+    /**
+     * The first matching wall-clock time after {@code local} as the cron library finds it. The library throws on a
+     * nearest-weekday day a month lacks ({@code 31W} reaching February), from any time that month or before its next
+     * match: such a month has no occurrence, as with a plain {@code 31}, so the search goes on from the start of the
+     * next month, that start included.
+     */
+    private Optional<LocalDateTime> nextMatch(LocalDateTime local) {
         for (int month = 0; month < MONTHS_IN_CYCLE; month++) {
             try {
                 return executionTime.nextExecution(utc(local)).map(ZonedDateTime::toLocalDateTime);
@@ -235,8 +295,8 @@ public final class CronSchedule {
         return Optional.empty(); // no month in a 400-year cycle of the calendar has the day
     }
 
-    /** The last matching wall-clock time before {@code local}, past the months {@link #nextLocal} skips. */
-    private Optional<LocalDateTime> previousLocal(LocalDateTime local) {
+    /** The last matching wall-clock time before {@code local}, past the months {@link #nextMatch} skips. */
+    private Optional<LocalDateTime> previousMatch(LocalDateTime local) {
         for (int month = 0; month < MONTHS_IN_CYCLE; month++) {
             try {
                 return executionTime.lastExecution(utc(local)).map(ZonedDateTime::toLocalDateTime);

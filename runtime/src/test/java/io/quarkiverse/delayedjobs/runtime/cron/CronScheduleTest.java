@@ -195,6 +195,18 @@ class CronScheduleTest {
     }
 
     @Test
+    void aNearestWeekdayToALastDayOfMonthThatIsASundayIsTheFridayBefore() {
+        // Quartz does not cross into the next month: 2026-05-31 is a Sunday, so 31W is Friday 29 May.
+        CronSchedule monthEnd = CronSchedule.of("0 0 12,18 31W * ?", "UTC", MisfirePolicy.FIRE_ONCE);
+        assertEquals(instants("2026-05-29T12:00Z", "2026-05-29T18:00Z", "2026-07-31T12:00Z"),
+                occurrences(monthEnd, "2026-04-01T00:00Z", "2026-07-31T12:00Z"));
+        assertEquals(Optional.of(at("2026-05-29T18:00Z")), monthEnd.previous(at("2026-06-15T00:00Z")));
+        assertEquals(Optional.of(at("2026-05-29T18:00Z")), monthEnd.previous(at("2026-05-31T10:00Z")));
+        assertEquals(Optional.of(at("2026-05-29T12:00Z")), monthEnd.previous(at("2026-05-29T13:00Z")));
+        assertEquals(Optional.of(at("2026-03-31T18:00Z")), monthEnd.previous(at("2026-05-29T11:00Z")));
+    }
+
+    @Test
     void unixDayOfWeekRangesMayStartOnSunday() {
         CronSchedule workWeek = CronSchedule.of("0 9 * * SUN-THU", "UTC", MisfirePolicy.FIRE_ONCE);
         // 2026-11-22 is a Sunday.
