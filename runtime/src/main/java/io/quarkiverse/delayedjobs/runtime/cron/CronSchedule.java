@@ -11,7 +11,10 @@ import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
 import java.time.temporal.TemporalAdjusters;
 import java.time.zone.ZoneOffsetTransition;
+import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.StringJoiner;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -40,6 +43,12 @@ public final class CronSchedule {
     private static final Pattern SUNDAY_FIRST = Pattern.compile("(?i)(^|,)SUN-");
     /** Bounds the search for the next instant; a schedule matching no time for this many candidates has none. */
     private static final int MAX_CANDIDATES = 100_000;
+    /** A range in one item of a field, {@code 22-2} or {@code NOV-FEB/2}. */
+    private static final Pattern RANGE = Pattern.compile("(?i)([0-9]{1,2}|[A-Z]{3})-([0-9]{1,2}|[A-Z]{3})(?:/([0-9]{1,2}))?");
+    private static final List<String> MONTHS = List.of("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP",
+            "OCT", "NOV", "DEC");
+    /** The least and greatest value of seconds, minutes, hours, days of month and months. */
+    private static final int[][] BOUNDS = { { 0, 59 }, { 0, 59 }, { 0, 23 }, { 1, 31 }, { 1, 12 } };
     /** A nearest-weekday day of month, {@code 15W}. */
     private static final Pattern NEAREST_WEEKDAY = Pattern.compile("(?i)(\\d{1,2})W");
     /** The calendar repeats after 400 years. */
@@ -97,7 +106,7 @@ public final class CronSchedule {
             }
             if (fields == 6 || fields == 7) {
                 try {
-                    return QUARTZ.parse(expression).validate();
+                    return QUARTZ.parse(wrapRanges(expression)).validate();
                 } catch (IllegalArgumentException quartz) {
                     if (fields == 6) {
                         // Quartz wants '?' in day-of-month or day-of-week; accept '*' in both as Spring does.
@@ -112,6 +121,43 @@ public final class CronSchedule {
         }
         throw new IllegalArgumentException("cron must have 5 (Unix) or 6 or 7 (Quartz) fields, '" + expression
                 + "' has " + fields);
+    }
+
+    /**
+     * Quartz reads a range whose end comes before its start as wrapping around ({@code 22-2} is 22:00 to 02:00,
+     * {@code NOV-FEB} November to February); the cron library keeps its start only, so such ranges are given to it as
+     * lists. Days of week wrap there already; a year range cannot wrap.
+     */
+    private static String wrapRanges(String expression) {
+        String[] fields = expression.trim().split("\\s+");
+        for (int f = 0; f < BOUNDS.length; f++) {
+            int min = BOUNDS[f][0];
+            int max = BOUNDS[f][1];
+            StringJoiner items = new StringJoiner(",");
+            for (String item : fields[f].split(",", -1)) {
+                Matcher range = RANGE.matcher(item);
+                int start = range.matches() ? value(range.group(1), f == 4) : -1;
+                int end = range.matches() ? value(range.group(2), f == 4) : -1;
+                int step = range.matches() && range.group(3) != null ? Integer.parseInt(range.group(3)) : 1;
+                if (start < min || start > max || end < min || end >= start || step < 1) {
+                    items.add(item); // not a wrapping range: the parser reads it, or refuses it
+                    continue;
+                }
+                int values = max - min + 1;
+                for (int i = start; i <= end + values; i += step) {
+                    items.add(String.valueOf(min + (i - min) % values));
+                }
+            }
+            fields[f] = items.toString();
+        }
+        return String.join(" ", fields);
+    }
+
+    private static int value(String text, boolean month) {
+        if (Character.isDigit(text.charAt(0))) {
+            return Integer.parseInt(text);
+        }
+        return month ? MONTHS.indexOf(text.toUpperCase(Locale.ROOT)) + 1 : -1;
     }
 
     /**

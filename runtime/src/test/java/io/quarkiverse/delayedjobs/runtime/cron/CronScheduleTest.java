@@ -207,6 +207,23 @@ class CronScheduleTest {
     }
 
     @Test
+    void quartzRangesWhoseEndComesBeforeTheirStartWrapAround() {
+        CronSchedule night = CronSchedule.of("0 0 22-2 * * ?", "UTC", MisfirePolicy.FIRE_ONCE);
+        assertEquals(instants("2026-01-01T22:00Z", "2026-01-01T23:00Z", "2026-01-02T00:00Z", "2026-01-02T01:00Z",
+                "2026-01-02T02:00Z", "2026-01-02T22:00Z"), occurrences(night, "2026-01-01T12:00Z", "2026-01-02T22:00Z"));
+        CronSchedule everyOtherHour = CronSchedule.of("0 0 22-2/2 * * ?", "UTC", MisfirePolicy.FIRE_ONCE);
+        assertEquals(instants("2026-01-01T22:00Z", "2026-01-02T00:00Z", "2026-01-02T02:00Z", "2026-01-02T22:00Z"),
+                occurrences(everyOtherHour, "2026-01-01T12:00Z", "2026-01-02T22:00Z"));
+        CronSchedule turnOfMonth = CronSchedule.of("0 0 0 30-2 * ?", "UTC", MisfirePolicy.FIRE_ONCE);
+        assertEquals(instants("2026-01-30T00:00Z", "2026-01-31T00:00Z", "2026-02-01T00:00Z", "2026-02-02T00:00Z",
+                "2026-03-01T00:00Z"), occurrences(turnOfMonth, "2026-01-29T00:00Z", "2026-03-01T00:00Z"));
+        CronSchedule winter = CronSchedule.of("0 0 0 1 NOV-FEB ?", "UTC", MisfirePolicy.FIRE_ONCE);
+        assertEquals(instants("2026-11-01T00:00Z", "2026-12-01T00:00Z", "2027-01-01T00:00Z", "2027-02-01T00:00Z",
+                "2027-11-01T00:00Z"), occurrences(winter, "2026-03-01T00:00Z", "2027-11-01T00:00Z"));
+        assertEquals("FIRE_ONCE|UTC|0 0 0 1 NOV-FEB ?", winter.encode());
+    }
+
+    @Test
     void unixDayOfWeekRangesMayStartOnSunday() {
         CronSchedule workWeek = CronSchedule.of("0 9 * * SUN-THU", "UTC", MisfirePolicy.FIRE_ONCE);
         // 2026-11-22 is a Sunday.
