@@ -47,8 +47,10 @@ public final class CronSchedule {
     private static final Pattern RANGE = Pattern.compile("(?i)([0-9]{1,2}|[A-Z]{3})-([0-9]{1,2}|[A-Z]{3})(?:/([0-9]{1,2}))?");
     private static final List<String> MONTHS = List.of("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP",
             "OCT", "NOV", "DEC");
-    /** The least and greatest value of seconds, minutes, hours, days of month and months. */
-    private static final int[][] BOUNDS = { { 0, 59 }, { 0, 59 }, { 0, 23 }, { 1, 31 }, { 1, 12 } };
+    /** Quartz numbers the days of the week from Sunday, 1. */
+    private static final List<String> DAYS = List.of("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT");
+    /** The least and greatest value of seconds, minutes, hours, days of month, months and days of week. */
+    private static final int[][] BOUNDS = { { 0, 59 }, { 0, 59 }, { 0, 23 }, { 1, 31 }, { 1, 12 }, { 1, 7 } };
     /** A nearest-weekday day of month, {@code 15W}. */
     private static final Pattern NEAREST_WEEKDAY = Pattern.compile("(?i)(\\d{1,2})W");
     /** The calendar repeats after 400 years. */
@@ -126,7 +128,8 @@ public final class CronSchedule {
     /**
      * Quartz reads a range whose end comes before its start as wrapping around ({@code 22-2} is 22:00 to 02:00,
      * {@code NOV-FEB} November to February); the cron library keeps its start only, so such ranges are given to it as
-     * lists. Days of week wrap there already; a year range cannot wrap.
+     * lists. It wraps days of week itself, but fails on them with a step ({@code FRI-TUE/2}); a year range cannot
+     * wrap.
      */
     private static String wrapRanges(String expression) {
         String[] fields = expression.trim().split("\\s+");
@@ -136,8 +139,8 @@ public final class CronSchedule {
             StringJoiner items = new StringJoiner(",");
             for (String item : fields[f].split(",", -1)) {
                 Matcher range = RANGE.matcher(item);
-                int start = range.matches() ? value(range.group(1), f == 4) : -1;
-                int end = range.matches() ? value(range.group(2), f == 4) : -1;
+                int start = range.matches() ? value(range.group(1), f) : -1;
+                int end = range.matches() ? value(range.group(2), f) : -1;
                 int step = range.matches() && range.group(3) != null ? Integer.parseInt(range.group(3)) : 1;
                 if (start < min || start > max || end < min || end >= start || step < 1) {
                     items.add(item); // not a wrapping range: the parser reads it, or refuses it
@@ -153,11 +156,12 @@ public final class CronSchedule {
         return String.join(" ", fields);
     }
 
-    private static int value(String text, boolean month) {
+    private static int value(String text, int field) {
         if (Character.isDigit(text.charAt(0))) {
             return Integer.parseInt(text);
         }
-        return month ? MONTHS.indexOf(text.toUpperCase(Locale.ROOT)) + 1 : -1;
+        List<String> names = field == 4 ? MONTHS : field == 5 ? DAYS : List.of();
+        return names.indexOf(text.toUpperCase(Locale.ROOT)) + 1;
     }
 
     /**

@@ -224,6 +224,16 @@ class CronScheduleTest {
     }
 
     @Test
+    void aQuartzDayOfWeekRangeThatWrapsAroundMayHaveAStep() {
+        // Friday, Sunday and Tuesday, as Quartz reads them; 2026-01-02 is a Friday.
+        for (String expression : new String[] { "0 0 12 ? * 6-3/2", "0 0 12 ? * FRI-TUE/2" }) {
+            CronSchedule schedule = CronSchedule.of(expression, "UTC", MisfirePolicy.FIRE_ONCE);
+            assertEquals(instants("2026-01-02T12:00Z", "2026-01-04T12:00Z", "2026-01-06T12:00Z", "2026-01-09T12:00Z"),
+                    occurrences(schedule, "2026-01-01T00:00Z", "2026-01-09T12:00Z"), expression);
+        }
+    }
+
+    @Test
     void unixDayOfWeekRangesMayStartOnSunday() {
         CronSchedule workWeek = CronSchedule.of("0 9 * * SUN-THU", "UTC", MisfirePolicy.FIRE_ONCE);
         // 2026-11-22 is a Sunday.
