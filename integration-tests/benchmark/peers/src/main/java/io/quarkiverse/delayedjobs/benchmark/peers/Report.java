@@ -764,6 +764,10 @@ public final class Report {
         if (seriesName.startsWith("Raw")) {
             return new Color(0x3FAF6B);
         }
+        // This extension with a schedule linger (W3L): its own shade, told apart from the defaults' bar next to it.
+        if (seriesName.endsWith("schedule-linger")) {
+            return new Color(0x9CC8F5);
+        }
         return new Color(0x4695EB);
     }
 
