@@ -39,6 +39,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 public final class Report {
 
     private static final String US = "quarkus";
+    /** Ends the chart series of this extension with a schedule linger (W3L); its colour is found by it. */
+    private static final String LINGER_SERIES = ", schedule-linger";
     private static final List<String> PEERS = List.of("bullmq", "redisson", "raw");
     private static final List<String> SYSTEMS = List.of(US, "bullmq", "redisson", "raw");
     /** Under the targets of both reports: the findings explain what the table cannot. */
@@ -765,7 +767,7 @@ public final class Report {
             return new Color(0x3FAF6B);
         }
         // This extension with a schedule linger (W3L): its own shade, told apart from the defaults' bar next to it.
-        if (seriesName.endsWith("schedule-linger")) {
+        if (seriesName.endsWith(LINGER_SERIES)) {
             return new Color(0x9CC8F5);
         }
         return new Color(0x4695EB);
@@ -799,7 +801,7 @@ public final class Report {
                     value(median(system, "W3", "p99Ms")), value(median(system, "W3", "maxMs")) });
         }
         if (median(US, "W3L", "p99Ms").isPresent()) {
-            bySystem.put(name(US) + ", schedule-linger", new double[] { value(median(US, "W3L", "p50Ms")),
+            bySystem.put(name(US) + LINGER_SERIES, new double[] { value(median(US, "W3L", "p50Ms")),
                     value(median(US, "W3L", "p99Ms")), value(median(US, "W3L", "maxMs")) });
         }
         series(chart, categories, bySystem);
@@ -815,7 +817,7 @@ public final class Report {
                     value(median(system, "W2", "cpuPerJobUs")), value(median(system, "W3", "cpuPerJobUs")) });
         }
         if (median(US, "W3L", "cpuPerJobUs").isPresent()) {
-            bySystem.put(name(US) + ", schedule-linger", new double[] { 0, 0,
+            bySystem.put(name(US) + LINGER_SERIES, new double[] { 0, 0,
                     value(median(US, "W3L", "cpuPerJobUs")) });
         }
         bySystem.put("Raw: ZADD / claim script", new double[] {
