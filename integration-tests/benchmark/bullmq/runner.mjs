@@ -59,7 +59,9 @@ async function counters(meter) {
       calls[key.slice(8)] = [Number(fields.calls), Number(fields.usec)];
     }
   }
-  return { cpuMicros: Math.round((user + sys) * 1e6), usedMemory: memory, commands, calls };
+  const client = process.cpuUsage(); // this Node process: producer and worker
+  return { cpuMicros: Math.round((user + sys) * 1e6), usedMemory: memory, commands, calls,
+    clientCpuMicros: client.user + client.system };
 }
 
 function callsSince(after, before) {
@@ -81,7 +83,9 @@ function write(workload, fields) {
 function phase(workload, n, wallMs, before, after, extra = {}) {
   const cpu = after.cpuMicros - before.cpuMicros;
   write(workload, { jobs: n, wallMs, rate: n / (wallMs / 1000), redisCpuMicros: cpu, cpuPerJobUs: cpu / n,
-    redisCommands: after.commands - before.commands, ...extra, calls: callsSince(after, before) });
+    redisCommands: after.commands - before.commands, clientCpuMicros: after.clientCpuMicros - before.clientCpuMicros,
+    clientCpuPerJobUs: (after.clientCpuMicros - before.clientCpuMicros) / n, ...extra,
+    calls: callsSince(after, before) });
 }
 
 /** Calls op(0..count-1) with at most `window` calls in flight. */

@@ -41,9 +41,17 @@ public final class ResultWriter {
         r.put("redisCpuMicros", cpu);
         r.put("cpuPerJobUs", (double) cpu / jobs);
         r.put("redisCommands", after.commands() - before.commands());
+        putClientCpu(r, jobs, before, after);
         r.putAll(extra);
         r.put("calls", after.callsSince(before));
         return write(workload, r);
+    }
+
+    /** The CPU this JVM spent over the phase, in all and per job: the client's share of each job's cost. */
+    public static void putClientCpu(Map<String, Object> r, long jobs, Snapshot before, Snapshot after) {
+        long cpu = after.clientCpuMicros() - before.clientCpuMicros();
+        r.put("clientCpuMicros", cpu);
+        r.put("clientCpuPerJobUs", (double) cpu / jobs);
     }
 
     public Map<String, Object> write(String workload, Map<String, Object> fields) {

@@ -1,17 +1,22 @@
 package io.quarkiverse.delayedjobs.benchmark;
 
+import java.lang.management.ManagementFactory;
 import java.util.Map;
 import java.util.TreeMap;
 
+import com.sun.management.OperatingSystemMXBean;
+
 /**
- * The counters of {@code INFO cpu memory stats commandstats} at one moment.
+ * The counters of {@code INFO cpu memory stats commandstats} at one moment, and this process's CPU time.
  *
  * @param cpuMicros redis-server user + system CPU time
  * @param usedMemory {@code used_memory} in bytes
  * @param commands {@code total_commands_processed}, which counts the commands run inside scripts too
  * @param calls per command, {@code [calls, usec]} from commandstats
+ * @param clientCpuMicros this JVM's user + system CPU time (producer, workers and the benchmark's own threads)
  */
-public record Snapshot(long cpuMicros, long usedMemory, long commands, Map<String, long[]> calls) {
+public record Snapshot(long cpuMicros, long usedMemory, long commands, Map<String, long[]> calls,
+        long clientCpuMicros) {
 
     public static Snapshot parse(String info) {
         double user = 0;
@@ -39,7 +44,11 @@ public record Snapshot(long cpuMicros, long usedMemory, long commands, Map<Strin
                 }
             }
         }
-        return new Snapshot(Math.round((user + sys) * 1_000_000), memory, commands, calls);
+        return new Snapshot(Math.round((user + sys) * 1_000_000), memory, commands, calls, processCpuMicros());
+    }
+
+    private static long processCpuMicros() {
+        return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime() / 1_000;
     }
 
     private static long field(String stats, String name) {

@@ -186,6 +186,7 @@ final class Workloads {
         r.put("redisCpuMicros", cpu);
         r.put("cpuPerJobUs", (double) cpu / n);
         r.put("redisCommands", after.commands() - before.commands());
+        ResultWriter.putClientCpu(r, n, before, after);
         r.put("lastHandlerMs", handlersNanos / 1e6);
         r.put("loadOverran", overran);
         r.put("loadRate", load.get("loadRate"));

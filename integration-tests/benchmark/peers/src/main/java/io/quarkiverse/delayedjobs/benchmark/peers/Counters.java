@@ -1,18 +1,23 @@
 package io.quarkiverse.delayedjobs.benchmark.peers;
 
+import java.lang.management.ManagementFactory;
 import java.util.Map;
 import java.util.TreeMap;
 
+import com.sun.management.OperatingSystemMXBean;
+
 /**
  * The counters of {@code INFO cpu memory stats commandstats} at one moment (the benchmark application reads the
- * same ones through its own client).
+ * same ones through its own client), and this process's CPU time.
  *
  * @param cpuMicros redis-server user + system CPU time
  * @param usedMemory {@code used_memory} in bytes
  * @param commands {@code total_commands_processed}, which counts the commands run inside scripts too
  * @param calls per command, {@code [calls, usec]} from commandstats
+ * @param clientCpuMicros this JVM's user + system CPU time (for Redisson: its producer and its consumers)
  */
-public record Counters(long cpuMicros, long usedMemory, long commands, Map<String, long[]> calls) {
+public record Counters(long cpuMicros, long usedMemory, long commands, Map<String, long[]> calls,
+        long clientCpuMicros) {
 
     public static Counters read(Resp redis) {
         return parse((String) redis.call("INFO", "cpu", "memory", "stats", "commandstats"));
@@ -44,7 +49,11 @@ public record Counters(long cpuMicros, long usedMemory, long commands, Map<Strin
                 }
             }
         }
-        return new Counters(Math.round((user + sys) * 1_000_000), memory, commands, calls);
+        return new Counters(Math.round((user + sys) * 1_000_000), memory, commands, calls, processCpuMicros());
+    }
+
+    private static long processCpuMicros() {
+        return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime() / 1_000;
     }
 
     private static long field(String stats, String name) {

@@ -109,6 +109,9 @@ public final class RawRunner {
         // redis-benchmark's own figure leaves out its connection set-up; it is the one reported.
         r.put("rate", rps);
         r.put("processWallRate", requests / (wall / 1e9));
+        // The client is redis-benchmark, not this process.
+        r.remove("clientCpuMicros");
+        r.remove("clientCpuPerJobUs");
         out.write("W1", r);
         redis.call("DEL", "raw:zadd");
     }

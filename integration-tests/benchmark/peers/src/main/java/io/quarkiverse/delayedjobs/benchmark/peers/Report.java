@@ -488,6 +488,42 @@ public final class Report {
         return rows;
     }
 
+    // ---------------------------------------------------------------- client CPU
+
+    private static final List<String> CLIENTS = List.of(US, "bullmq", "redisson");
+
+    private List<String> clientCpuHeader() {
+        List<String> header = new ArrayList<>(List.of("Workload"));
+        CLIENTS.forEach(system -> header.add("client µs/job " + shortName(system)));
+        CLIENTS.forEach(system -> header.add("client + Redis µs/job " + shortName(system)));
+        return header;
+    }
+
+    /**
+     * Per workload and system, the CPU its own process spent per job (producer and workers in one process, the
+     * harness's threads included), and that plus Redis's: on two cores shared by both, the sum bounds a rate.
+     */
+    private List<List<String>> clientCpuRows() {
+        List<List<String>> rows = new ArrayList<>();
+        for (String workload : List.of("W1", "W2", "W3", "W3L")) {
+            List<String> row = new ArrayList<>(List.of(workload));
+            List<String> sums = new ArrayList<>();
+            for (String system : CLIENTS) {
+                OptionalDouble client = median(system, workload, "clientCpuPerJobUs");
+                OptionalDouble redis = median(system, workload, "cpuPerJobUs");
+                row.add(decimal(client, 1));
+                sums.add(client.isPresent() && redis.isPresent()
+                        ? decimal(OptionalDouble.of(client.getAsDouble() + redis.getAsDouble()), 1)
+                        : DASH);
+            }
+            row.addAll(sums);
+            if (row.stream().skip(1).anyMatch(cell -> !cell.equals(DASH))) {
+                rows.add(row);
+            }
+        }
+        return rows;
+    }
+
     // ---------------------------------------------------------------- spread
 
     /** Each run's value of the figures that move most with the machine's load. */
@@ -579,6 +615,8 @@ public final class Report {
         md.append(markdownTable(List.of("Figure", "System", "Runs"), spreadRows()));
         md.append("\n## Where Redis spends its time (commandstats of the first run, per job)\n\n");
         md.append(markdownTable(List.of("Workload", "System", "Top commands by Redis time"), hotCommands()));
+        md.append("\n## CPU per job outside Redis (each system's own process: producer, workers and the harness)\n\n");
+        md.append(markdownTable(clientCpuHeader(), clientCpuRows()));
         md.append("\n## Machine load (1 / 5 / 15 min load average; steal: the CPU time the hypervisor took during the"
                 + " run)\n\n");
         md.append(markdownTable(List.of("Run", "System", "Before", "After", "Steal"), loadRows()));
@@ -668,6 +706,12 @@ public final class Report {
                 + " listed as well as the script call itself.\n\n");
         adoc.append(asciidocTable("1,2,7", List.of("Workload", "System", "Top commands by Redis time"),
                 hotCommands()));
+        adoc.append("\n== CPU per job outside Redis\n\nThe CPU time each system's own process spent over the"
+                + " phase, per job: one process holds the producer and the workers (a JVM for this extension and for"
+                + " Redisson, Node for BullMQ), and the benchmark's own threads count too. Redis and that process share"
+                + " the machine's two cores, so their sum bounds the rate: at 50 µs per job both cores are full at"
+                + " 40,000 jobs a second.\n\n");
+        adoc.append(asciidocTable("1" + ",1".repeat(2 * CLIENTS.size()), clientCpuHeader(), clientCpuRows()));
         adoc.append("\n== Workloads\n\n");
         adoc.append("""
                 Every payload is the same JSON of about 100 bytes; handlers do nothing. Producers are one thread (one

@@ -46,6 +46,9 @@ public final class Results {
         r.put("redisCpuMicros", cpu);
         r.put("cpuPerJobUs", (double) cpu / jobs);
         r.put("redisCommands", after.commands() - before.commands());
+        long clientCpu = after.clientCpuMicros() - before.clientCpuMicros();
+        r.put("clientCpuMicros", clientCpu);
+        r.put("clientCpuPerJobUs", (double) clientCpu / jobs);
         r.putAll(extra);
         r.put("calls", after.callsSince(before));
         return r;
