@@ -210,9 +210,14 @@ final class ScheduleBatches {
 
         /** Stores the jobs, once the queue's shard count is checked, and completes each job's result. */
         Future<Response> send(JobStore store, QueueKeys keys) {
+            int jobCount = 0;
+            for (Part part : parts) {
+                jobCount += part.jobs().size();
+            }
+            // Sized once: growing them showed in W1's profile of the event loop (ArrayList.grow).
             List<String> callKeys = new ArrayList<>(9 * parts.size());
-            List<Object> args = new ArrayList<>();
-            List<Job> jobs = new ArrayList<>();
+            List<Object> args = new ArrayList<>(1 + 2 * parts.size() + 6 * jobCount);
+            List<Job> jobs = new ArrayList<>(jobCount);
             args.add(keys.wakeChannel());
             for (Part part : parts) {
                 callKeys.addAll(keys.shard(part.shard().index));
