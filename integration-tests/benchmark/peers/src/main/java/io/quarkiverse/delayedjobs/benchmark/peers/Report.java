@@ -43,6 +43,8 @@ public final class Report {
     private static final String LINGER_SERIES = ", schedule-linger";
     private static final List<String> PEERS = List.of("bullmq", "redisson", "raw");
     private static final List<String> SYSTEMS = List.of(US, "bullmq", "redisson", "raw");
+    /** The systems whose own process the benchmark measures (the raw ceiling's client is redis-benchmark). */
+    private static final List<String> CLIENTS = List.of(US, "bullmq", "redisson");
     /** Under the targets of both reports: the findings explain what the table cannot. */
     private static final String FINDINGS_NOTE = "Where the time goes for a target not met, what was measured and tried,"
             + " and what would reach it: `integration-tests/benchmark/FINDINGS.md` in the repository, one section per"
@@ -489,8 +491,6 @@ public final class Report {
     }
 
     // ---------------------------------------------------------------- client CPU
-
-    private static final List<String> CLIENTS = List.of(US, "bullmq", "redisson");
 
     private List<String> clientCpuHeader() {
         List<String> header = new ArrayList<>(List.of("Workload"));
