@@ -1,5 +1,6 @@
 package io.quarkiverse.delayedjobs.test;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
@@ -25,6 +27,7 @@ import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
 import io.quarkiverse.delayedjobs.runtime.redis.Script;
 import io.quarkus.redis.datasource.RedisDataSource;
+import io.quarkus.redis.datasource.pubsub.PubSubCommands.RedisSubscriber;
 import io.quarkus.test.QuarkusUnitTest;
 import io.vertx.redis.client.Response;
 
@@ -109,5 +112,54 @@ public class ScheduleBatchingTest {
         assertEquals("CREATED", stored.get(2).toString());
         assertTrue(scheduler.find("parts", first).isPresent());
         assertTrue(scheduler.find("parts", second).isPresent());
+    }
+
+    /**
+     * A call of several jobs of a shard wakes the workers once, for its earliest job, when that job is now the shard's
+     * earliest; not when an earlier one is pending. Among jobs due at the same time the earliest is the one of the
+     * lowest score (256 * due + bucket), wherever it is in the call.
+     */
+    @Test
+    void aCallOfSeveralJobsWakesTheWorkersForItsEarliestJobWhenItIsTheShardsEarliest() throws Exception {
+        QueueKeys keys = store.queue("wake-parts").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        int shard = keys.shardOf("wake-0");
+        List<String> ids = IntStream.range(0, 200).mapToObj(i -> "wake-" + i).filter(id -> keys.shardOf(id) == shard)
+                .toList();
+        // Two ids of the shard, the second of a lower bucket than the first.
+        String higher = ids.stream().filter(id -> QueueKeys.bucketOf(id) > 0).findFirst().orElseThrow();
+        String lower = ids.stream().filter(id -> QueueKeys.bucketOf(id) < QueueKeys.bucketOf(higher)).findFirst()
+                .orElseThrow();
+        List<String> others = ids.stream().filter(id -> !id.equals(higher) && !id.equals(lower)).toList();
+        long t = System.currentTimeMillis() + 600_000;
+        List<String> messages = new CopyOnWriteArrayList<>();
+        RedisSubscriber subscriber = redis.pubsub(String.class).subscribe(keys.wakeChannel(), messages::add);
+        try {
+            scheduleInShard(keys, shard, List.of(others.get(0), others.get(1)), List.of(t + 5000, t + 3000));
+            await().atMost(Duration.ofSeconds(10)).until(() -> messages.size() == 1);
+            assertEquals(List.of(shard + ":" + (t + 3000)), messages);
+
+            // Not earlier than the shard's earliest job: no wake-up.
+            scheduleInShard(keys, shard, List.of(others.get(2), others.get(3)), List.of(t + 6000, t + 4000));
+            // Due at the same time, the job of the lower bucket last: that one is the earliest.
+            scheduleInShard(keys, shard, List.of(higher, lower), List.of(t + 2000, t + 2000));
+            await().atMost(Duration.ofSeconds(10)).until(() -> messages.size() >= 2);
+            // Messages come in order: one for the second call would have come before this one.
+            assertEquals(List.of(shard + ":" + (t + 3000), shard + ":" + (t + 2000)), messages);
+        } finally {
+            subscriber.unsubscribe();
+        }
+    }
+
+    /** Stores jobs of one shard, due at the given times, with one schedule call. */
+    void scheduleInShard(QueueKeys keys, int shard, List<String> ids, List<Long> dues) throws Exception {
+        List<Object> args = new ArrayList<>(List.of(keys.wakeChannel(), shard));
+        for (int i = 0; i < ids.size(); i++) {
+            args.addAll(List.of(ids.get(i), "p", dues.get(i), "at", "KEEP", QueueKeys.bucketOf(ids.get(i))));
+        }
+        Response stored = store.run(Script.SCHEDULE, keys.shard(shard), args).toCompletionStage().toCompletableFuture()
+                .get(10, TimeUnit.SECONDS);
+        for (int i = 0; i < ids.size(); i++) {
+            assertEquals("CREATED", stored.get(2 * i).toString(), ids.get(i));
+        }
     }
 }

@@ -154,15 +154,15 @@ local function findPending(id, bucket)
   return nil
 end
 
--- Stores a pending job; returns its member. 'indexed' says that its index entry is written already.
+-- Stores a pending job; returns its score (text). 'indexed' says that its index entry is written already.
 local function addPending(id, payload, runAt, due, attempts, bucket, indexed)
   bucket = bucket or bucketOf(id)
-  local member = packMember(id, payload, runAt, due, attempts)
-  redis.call('ZADD', shardKeys[1], scoreText(runAt, bucket), member)
+  local score = scoreText(runAt, bucket)
+  redis.call('ZADD', shardKeys[1], score, packMember(id, payload, runAt, due, attempts))
   if not indexed then
     redis.call('HSET', indexKey(bucket), id, decimal(runAt))
   end
-  return member
+  return score
 end
 
 local function removePending(id, member)
@@ -248,9 +248,11 @@ local function dropEnvelope(id, channel, shard)
   return true
 end
 
--- Publishes 'shard:time' on the wake channel when the member just added is the earliest of the shard.
-local function wakeIfEarliest(member, runAt, channel, shard)
-  if redis.call('ZRANGE', shardKeys[1], '0', '0')[1] == member then
+-- Publishes 'shard:time' on the wake channel when a job just added, of that score (text) and time, is the earliest of
+-- the shard: no member scores lower. Counting them costs less than reading the head with its score, which Redis prints
+-- as a double for Lua to read back. A job that ties with the head wakes the workers too, which is harmless.
+local function wakeIfEarliest(score, runAt, channel, shard)
+  if redis.call('ZCOUNT', shardKeys[1], '-inf', '(' .. score) == 0 then
     redis.call('PUBLISH', channel, shard .. ':' .. decimal(runAt))
   end
 end
@@ -320,8 +322,8 @@ local function acknowledge(first, last, channel, shard)
         gone[#gone + 1] = id
       else
         local nextDue = tonumber(ARGV[i + 2])
-        local member = addPending(id, select(4, string.match(env, ENVELOPE)), nextDue, nextDue, 0)
-        wakeIfEarliest(member, nextDue, channel, shard)
+        wakeIfEarliest(addPending(id, select(4, string.match(env, ENVELOPE)), nextDue, nextDue, 0), nextDue, channel,
+            shard)
       end
     end
   end

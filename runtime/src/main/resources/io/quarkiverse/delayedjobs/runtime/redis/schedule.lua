@@ -91,11 +91,10 @@ for p = 1, #parts, 3 do
   if p > 1 then
     useShard(3 * p - 2) -- the part's nine keys: part (p + 2) / 3 of KEYS
   end
-  -- A call of one job wakes the workers when the job it adds is the shard's earliest; a call of several, when the
-  -- earliest it adds is earlier than the earliest before.
+  -- One wake-up for the call, when the earliest job it adds is the shard's earliest once the jobs are in.
   local single = last == first + 5
-  local headBefore = not single and earliestPending()
-  local earliestAdded = nil
+  -- The lowest score added: the earliest due time, then the lowest bucket (a score is 256 * due + bucket).
+  local earliestAdded, earliestBucket, earliestScore = nil, nil, nil
   -- Only running and dead jobs have envelopes, and this script never adds one: a call of several jobs looks for them
   -- only when there are some. A call of one job looks its id up at once, which costs what the check would.
   local hasEnvelopes = single or redis.call('EXISTS', shardKeys[3]) == 1
@@ -161,7 +160,9 @@ for p = 1, #parts, 3 do
         if not indexed then
           redis.call('HSET', indexKey(bucket), id, decimal(due))
         end
-        earliestAdded = math.min(earliestAdded or due, due)
+        if not earliestAdded or due < earliestAdded or (due == earliestAdded and bucket < earliestBucket) then
+          earliestAdded, earliestBucket, earliestScore = due, bucket, toAdd[n + 1]
+        end
       end
     end
     out[#out + 1] = result
@@ -170,10 +171,8 @@ for p = 1, #parts, 3 do
   if toAdd[1] then
     redis.call('ZADD', shardKeys[1], unpack(toAdd))
   end
-  -- One wake-up for the call, when the shard's earliest job is now earlier than before (removing jobs never makes it
-  -- earlier, so only the added ones count).
-  if earliestAdded and (not headBefore or earliestAdded < headBefore) then
-    redis.call('PUBLISH', ARGV[1], shard .. ':' .. decimal(earliestAdded))
+  if earliestAdded then
+    wakeIfEarliest(earliestScore, earliestAdded, ARGV[1], shard)
   end
 end
 return out
