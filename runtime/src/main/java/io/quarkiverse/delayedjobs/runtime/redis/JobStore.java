@@ -19,6 +19,7 @@ import io.quarkiverse.delayedjobs.ScheduleResult;
 import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
 import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
 import io.quarkiverse.delayedjobs.runtime.cron.CronSchedule;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
@@ -103,6 +104,11 @@ public class JobStore implements AutoCloseable {
 
     public Redis redis() {
         return redis;
+    }
+
+    /** The event loop of the store's own connection, where the calls are written. */
+    public Context connectionContext() {
+        return connection.context();
     }
 
     /** Closes the store's own connection, when the application stops. */

@@ -4,9 +4,11 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
+import java.util.concurrent.RejectedExecutionException;
 
 import io.quarkiverse.delayedjobs.ScheduleResult;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Scheduled;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -16,7 +18,10 @@ import io.vertx.redis.client.Response;
  * Coalesces the schedule calls of one queue. Per shard, while a call is under way, the jobs scheduled meanwhile wait
  * and then go together in the next call, up to {@value #MAX_JOBS_PER_CALL} at a time; and at most
  * {@value #MAX_CALLS_UNDER_WAY} calls of the queue are under way at once, the shards taking turns in the order their
- * jobs became ready to go. When one Redis server holds every shard, the jobs of all the shards ready to go share one
+ * jobs became ready to go. A job scheduled when no call is under way goes at once; while others are, it goes from the
+ * event loop of the connection, with the jobs scheduled until that loop takes it (a producer thread's burst then
+ * shares a call instead of taking one call per free place). When one Redis server holds every shard, the jobs of all the shards
+ * ready to go share one
  * call; on a cluster each shard's go in a call of their own. Many concurrent producers thus pay the script call once
  * per batch, and the batches grow with the load. With a {@code schedule-linger}, a job due later than
  * {@value #LINGER_FLOOR_MS} ms also waits up to the linger for others, and then the waiting jobs of every shard go: a
@@ -60,6 +65,8 @@ final class ScheduleBatches {
     }
 
     private final Vertx vertx;
+    /** Where the sends queued while other calls are under way run: the event loop of the store's connection. */
+    private final Context context;
     private final JobStore store;
     private final QueueKeys keys;
     /** Whether one call may carry the jobs of several shards: one server holds them all (not a cluster). */
@@ -68,12 +75,15 @@ final class ScheduleBatches {
     /** Shards whose waiting jobs are to go, in the order they became so; none of them has a call under way. */
     private final Queue<Shard> ready = new ArrayDeque<>();
     private int callsUnderWay;
+    /** A send of the ready shards is queued on the context: the jobs scheduled until it runs go with it. */
+    private boolean sendQueued;
     /** 0 once the application stops: a timer might not fire any more. */
     private volatile long lingerMs;
     private boolean flushArmed;
 
     ScheduleBatches(JobStore store, Vertx vertx, QueueKeys keys, long lingerMs, boolean shardsTogether) {
         this.vertx = vertx;
+        this.context = store.connectionContext();
         this.store = store;
         this.keys = keys;
         this.lingerMs = lingerMs;
@@ -91,15 +101,29 @@ final class ScheduleBatches {
     Future<Scheduled> add(int shard, Job job) {
         long linger = lingerMs;
         boolean now = linger == 0 || job.dueSoon();
-        List<Call> calls;
+        List<Call> calls = null;
+        boolean queueSend = false;
         synchronized (this) {
             shards[shard].waiting.add(job);
             if (now) {
                 wantSent(shards[shard]);
             }
-            calls = takeCalls();
+            if (callsUnderWay == 0) {
+                calls = takeCalls();
+            } else if (!sendQueued && !ready.isEmpty() && callsUnderWay < MAX_CALLS_UNDER_WAY) {
+                // Other calls are under way: the job goes a moment later, on the context, with those scheduled
+                // meanwhile, rather than in a call of its own. (The request is written from there anyway.)
+                sendQueued = queueSend = true;
+            }
         }
         send(calls);
+        if (queueSend) {
+            try {
+                context.runOnContext(v -> sendQueued());
+            } catch (RejectedExecutionException e) {
+                sendQueued(); // Vert.x is closing: the job must not wait for a loop that is gone
+            }
+        }
         if (!now) {
             if (lingerMs == 0) {
                 flushAll(); // the application stopped meanwhile
@@ -108,6 +132,15 @@ final class ScheduleBatches {
             }
         }
         return job.result().future();
+    }
+
+    private void sendQueued() {
+        List<Call> calls;
+        synchronized (this) {
+            sendQueued = false;
+            calls = takeCalls();
+        }
+        send(calls);
     }
 
     /** Sends the waiting jobs now, and every job at once from now on. */

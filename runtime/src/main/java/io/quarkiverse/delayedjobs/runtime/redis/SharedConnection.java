@@ -10,6 +10,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.impl.VertxInternal;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.RedisOptions;
@@ -99,6 +100,11 @@ final class SharedConnection {
 
     private final Supplier<RedisOptions> options;
     private final Vertx vertx;
+    /**
+     * The event loop of every connection this opens: a call made there is written at once, with no hand-off to
+     * another thread. Whatever thread made the store, this is an event loop's.
+     */
+    private final Context context;
     private final long timeoutMs;
     /** Calls sent and not yet answered nor timed out; guarded by {@code this}, which {@link #close()} waits on. */
     private int inFlight;
@@ -108,7 +114,13 @@ final class SharedConnection {
     SharedConnection(Supplier<RedisOptions> options, Vertx vertx, long timeoutMs) {
         this.options = options;
         this.vertx = vertx;
+        this.context = ((VertxInternal) vertx).createEventLoopContext();
         this.timeoutMs = timeoutMs;
+    }
+
+    /** The event loop of the connection: work that ends in calls is best done there. */
+    Context context() {
+        return context;
     }
 
     /** Sends a request; it fails after {@code redis-timeout} without an answer, time spent connecting included. */
@@ -185,14 +197,14 @@ final class SharedConnection {
         RedisOptions clientOptions = options.get();
         Redis client = Redis.createClient(vertx, clientOptions);
         Promise<RedisConnection> connected = Promise.promise();
-        Link link = new Link(client, connected.future(), clientOptions.getMaxWaitingHandlers(),
-                vertx.getOrCreateContext());
+        Link link = new Link(client, connected.future(), clientOptions.getMaxWaitingHandlers(), context);
         current = link;
         long deadline = vertx.setTimer(CONNECT_TIMEOUTS * timeoutMs, id -> {
             link.unanswered = true;
             drop(link); // its connect fails, and with it the calls waiting for it
         });
-        client.connect().onComplete(ar -> {
+        // Opened from the context, so that the connection lives on its event loop.
+        context.runOnContext(opening -> client.connect().onComplete(ar -> {
             vertx.cancelTimer(deadline);
             if (ar.succeeded()) {
                 ar.result().exceptionHandler(e -> drop(link));
@@ -201,7 +213,7 @@ final class SharedConnection {
                 drop(link);
             }
             connected.handle(ar);
-        });
+        }));
         inFlight++;
         // Not 'current': a connect that failed at once has cleared it, and the caller is to see that failure.
         return link;
