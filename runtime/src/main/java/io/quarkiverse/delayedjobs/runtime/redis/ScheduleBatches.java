@@ -18,14 +18,14 @@ import io.vertx.redis.client.Response;
  * Coalesces the schedule calls of one queue. Per shard, while a call is under way, the jobs scheduled meanwhile wait
  * and then go together in the next call, up to {@value #MAX_JOBS_PER_CALL} at a time; and at most
  * {@value #MAX_CALLS_UNDER_WAY} calls of the queue are under way at once, the shards taking turns in the order their
- * jobs became ready to go. A job scheduled when no call is under way goes at once; while others are, it goes from the
- * event loop of the connection, with the jobs scheduled until that loop takes it (a producer thread's burst then
- * shares a call instead of taking one call per free place). When one Redis server holds every shard, the jobs of all the shards
- * ready to go share one
- * call; on a cluster each shard's go in a call of their own. Many concurrent producers thus pay the script call once
- * per batch, and the batches grow with the load. With a {@code schedule-linger}, a job due later than
- * {@value #LINGER_FLOOR_MS} ms also waits up to the linger for others, and then the waiting jobs of every shard go: a
- * steady stream of jobs reaches Redis in one call per linger (one per shard on a cluster) instead of one call per job.
+ * jobs became ready to go. A job scheduled when no call is under way goes at once; while others are, it goes from
+ * the event loop of the connection, with the jobs scheduled until that loop takes it (a producer thread's burst then
+ * shares a call instead of taking one call per free place). When one Redis server holds every shard, the jobs of all
+ * the shards ready to go share one call; on a cluster each shard's go in a call of their own. Many concurrent
+ * producers thus pay the script call once per batch, and the batches grow with the load. With a
+ * {@code schedule-linger}, a job due later than {@value #LINGER_FLOOR_MS} ms also waits up to the linger for others,
+ * and then the waiting jobs of every shard go: a steady stream of jobs reaches Redis in one call per linger (one per
+ * shard on a cluster) instead of one call per job.
  */
 final class ScheduleBatches {
 

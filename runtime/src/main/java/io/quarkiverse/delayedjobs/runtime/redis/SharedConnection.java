@@ -215,7 +215,7 @@ final class SharedConnection {
             connected.handle(ar);
         }));
         inFlight++;
-        // Not 'current': a connect that failed at once has cleared it, and the caller is to see that failure.
+        // Not 'current': a failed connect may have cleared it already, and the caller is to see that failure.
         return link;
     }
 
