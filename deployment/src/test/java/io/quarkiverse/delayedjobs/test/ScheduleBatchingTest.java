@@ -58,19 +58,10 @@ public class ScheduleBatchingTest {
 
     @Test
     void concurrentJobsWaitForTheCallsUnderWayAndGoTogether() throws Exception {
-        // The first call of a script may need its text sent after a NOSCRIPT: a second call the count would see.
-        scheduler.schedule("batched", "warm-up", "p", Duration.ofMinutes(1));
-        long before = RedisTestServer.scriptCalls(redis);
-        // Redis holds every command for 2 s, so that all the jobs below are waiting here before a call comes back.
-        assertEquals("+OK", RedisTestServer.command(RedisTestServer.sharedUrl(), "CLIENT", "PAUSE", "2000", "ALL"));
+        long before = warmUpAndPauseRedis("batched");
         List<CompletableFuture<ScheduleResult>> results = new ArrayList<>();
-        // 64 jobs over the 8 shards, 7 to 9 each (crc32 of the ids).
-        for (int i = 0; i < 64; i++) {
-            results.add(reactive.schedule("batched", "job-" + i, "p", Duration.ofMinutes(1)).subscribeAsCompletionStage());
-        }
-        for (CompletableFuture<ScheduleResult> result : results) {
-            assertEquals(ScheduleResult.CREATED, result.get(10, TimeUnit.SECONDS));
-        }
+        scheduleJobs("batched", results);
+        awaitAllCreated(results);
         // The first job went at once; the others waited for the connection's event loop to take them, those of
         // every shard with no call under way in one call (one server holds all the shards), and at most four calls
         // were under way. Then each call that came back took the jobs of its shards that waited meanwhile. How many
@@ -78,35 +69,57 @@ public class ScheduleBatchingTest {
         // calls: with a call per shard it would be 8 + 8, with a call per job 64.
         long calls = RedisTestServer.scriptCalls(redis) - before;
         assertTrue(calls >= 2 && calls <= 8, calls + " schedule calls");
-        for (int i = 0; i < 64; i++) {
-            assertTrue(scheduler.find("batched", "job-" + i).isPresent(), "job-" + i + " is missing");
-        }
+        assertAllStored("batched");
     }
 
     @Test
     void jobsScheduledWhileACallIsUnderWayGoTogetherInTheNextCall() throws Exception {
-        scheduler.schedule("together", "warm-up", "p", Duration.ofMinutes(1));
-        long before = RedisTestServer.scriptCalls(redis);
-        assertEquals("+OK", RedisTestServer.command(RedisTestServer.sharedUrl(), "CLIENT", "PAUSE", "2000", "ALL"));
+        long before = warmUpAndPauseRedis("together");
         // Scheduled in one task of the connection's event loop: the queued send runs once the task ends.
         List<CompletableFuture<ScheduleResult>> results = new CopyOnWriteArrayList<>();
         CompletableFuture<Void> issued = new CompletableFuture<>();
         store.connectionContext().runOnContext(v -> {
-            for (int i = 0; i < 64; i++) {
-                results.add(reactive.schedule("together", "job-" + i, "p", Duration.ofMinutes(1))
-                        .subscribeAsCompletionStage());
-            }
+            scheduleJobs("together", results);
             issued.complete(null);
         });
         issued.get(10, TimeUnit.SECONDS);
-        for (CompletableFuture<ScheduleResult> result : results) {
-            assertEquals(ScheduleResult.CREATED, result.get(10, TimeUnit.SECONDS));
-        }
+        awaitAllCreated(results);
         // job-0 went alone, as nothing was under way; the 63 others went in the next call, but those of job-0's
         // shard, which waited for its call to come back and then went in a third.
         assertEquals(3, RedisTestServer.scriptCalls(redis) - before);
+        assertAllStored("together");
+    }
+
+    /**
+     * Schedules a first job of the queue (the first call of a script may need its text sent after a NOSCRIPT: a
+     * second call the count would see), then has Redis hold every command for 2 s, so that the jobs scheduled next
+     * are all waiting before a call comes back. Returns the script calls counted so far.
+     */
+    long warmUpAndPauseRedis(String queue) {
+        scheduler.schedule(queue, "warm-up", "p", Duration.ofMinutes(1));
+        long before = RedisTestServer.scriptCalls(redis);
+        assertEquals("+OK", RedisTestServer.command(RedisTestServer.sharedUrl(), "CLIENT", "PAUSE", "2000", "ALL"));
+        return before;
+    }
+
+    /** Schedules job-0 … job-63 of the queue, over the 8 shards, 7 to 9 each (crc32 of the ids), without waiting. */
+    void scheduleJobs(String queue, List<CompletableFuture<ScheduleResult>> results) {
         for (int i = 0; i < 64; i++) {
-            assertTrue(scheduler.find("together", "job-" + i).isPresent(), "job-" + i + " is missing");
+            results.add(reactive.schedule(queue, "job-" + i, "p", Duration.ofMinutes(1)).subscribeAsCompletionStage());
+        }
+    }
+
+    /** Each job was created (none of the ids was stored before). */
+    static void awaitAllCreated(List<CompletableFuture<ScheduleResult>> results) throws Exception {
+        for (CompletableFuture<ScheduleResult> result : results) {
+            assertEquals(ScheduleResult.CREATED, result.get(10, TimeUnit.SECONDS));
+        }
+    }
+
+    /** Each of job-0 … job-63 is stored (looking them up makes script calls: after counting them). */
+    void assertAllStored(String queue) {
+        for (int i = 0; i < 64; i++) {
+            assertTrue(scheduler.find(queue, "job-" + i).isPresent(), "job-" + i + " is missing");
         }
     }
 
