@@ -11,6 +11,7 @@ const PHASE_LIMIT_MS = 5 * 60 * 1000;
 const SETTLE_MS = 300;
 const CONCURRENCY = 16;
 const DRAIN_SPREAD_MS = 100;
+const WARM_UP_ROUNDS = 2;
 
 const args = parseArgs(process.argv.slice(2));
 const port = Number(args.port);
@@ -143,22 +144,36 @@ async function enqueue(meter) {
   await deleteKeys(meter, 'bull:bq-enqueue:*');
 }
 
-/** Unrecorded: jobs due at once, added and completed, so that V8 has compiled those paths before anything is
- * measured (every system of the benchmark gets the same warm-up). */
+/** Unrecorded: WARM_UP_ROUNDS rounds, each adding jobs of W1's kind (due over the next 60 s, to a queue without
+ * worker, then deleted), then jobs due at once, added and completed, so that V8 has compiled those paths before
+ * anything is measured (every system of the benchmark gets the same warm-up). */
 async function warmUp(meter) {
   const n = jobs;
-  const queue = new Queue('bq-warm-up', { connection });
-  let completed = 0;
-  const worker = new Worker('bq-warm-up', async () => {}, { connection, concurrency: CONCURRENCY });
-  worker.on('completed', () => { completed++; });
-  await queue.waitUntilReady();
-  await worker.waitUntilReady();
-  await issue(n, windowSize, (i) => queue.add('job', payload(i, Date.now()), { jobId: `warm-up-${i}`, delay: 1,
-    removeOnComplete: true }));
-  await waitFor(`all ${n} warm-up jobs completed`, () => completed >= n, PHASE_LIMIT_MS);
-  await worker.close();
-  await queue.close();
-  await deleteKeys(meter, 'bull:bq-warm-up:*');
+  for (let round = 0; round < WARM_UP_ROUNDS; round++) {
+    const unworked = new Queue('bq-warm-up-enqueue', { connection });
+    await unworked.waitUntilReady();
+    const start = Date.now();
+    await issue(n, windowSize, (i) => {
+      const due = start + Math.floor(60000 * i / n);
+      return unworked.add('job', payload(i, due), { jobId: `warm-up-${i}`, delay: Math.max(1, due - Date.now()),
+        removeOnComplete: true });
+    });
+    await unworked.close();
+    await deleteKeys(meter, 'bull:bq-warm-up-enqueue:*');
+
+    const queue = new Queue('bq-warm-up', { connection });
+    let completed = 0;
+    const worker = new Worker('bq-warm-up', async () => {}, { connection, concurrency: CONCURRENCY });
+    worker.on('completed', () => { completed++; });
+    await queue.waitUntilReady();
+    await worker.waitUntilReady();
+    await issue(n, windowSize, (i) => queue.add('job', payload(i, Date.now()), { jobId: `warm-up-${i}`, delay: 1,
+      removeOnComplete: true }));
+    await waitFor(`all ${n} warm-up jobs completed`, () => completed >= n, PHASE_LIMIT_MS);
+    await worker.close();
+    await queue.close();
+    await deleteKeys(meter, 'bull:bq-warm-up:*');
+  }
 }
 
 /** W2 and W4: jobs due within 100 ms from a moment a little ahead, in the order they are added; memory while

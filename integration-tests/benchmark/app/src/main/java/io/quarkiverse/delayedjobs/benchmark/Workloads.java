@@ -47,6 +47,9 @@ final class Workloads {
     private static final Logger LOG = Logger.getLogger("bench");
     /** W1 writes to a queue no instance handles, so that nothing but scheduling is measured. */
     static final String ENQUEUE_QUEUE = "bench-enqueue";
+    /** The warm-up's jobs of W1's kind go to a queue of their own that no instance handles. */
+    private static final String WARM_UP_QUEUE = "bench-warm-up";
+    private static final int WARM_UP_ROUNDS = 2;
     private static final Duration PHASE_LIMIT = Duration.ofMinutes(5);
     private static final Duration SETTLE = Duration.ofMillis(300);
     private static final int LOADER_IDS_PER_CALL = 1000;
@@ -89,17 +92,31 @@ final class Workloads {
     }
 
     /**
-     * Unrecorded: schedules jobs due at once and runs them, so that the JIT has compiled the schedule, claim and
-     * handler paths before anything is measured (every system of the benchmark gets the same warm-up).
+     * Unrecorded: {@value #WARM_UP_ROUNDS} rounds, each scheduling jobs due at once and running them, after scheduling
+     * jobs of W1's kind (due over the next 60 s, to a queue without handler, then deleted) when {@code enqueueToo}, so
+     * that the JIT has compiled the schedule, claim and handler paths before anything is measured. With one round of
+     * jobs due at once, the compiler threads still took 1.2-2.1 s of CPU during W1's 2-3 s on the two shared cores
+     * (FINDINGS, twenty-fifth round). Every system of the benchmark gets the same warm-up.
      */
-    void warmUp() {
+    void warmUp(boolean enqueueToo) {
         int n = options.jobs();
-        tally.reset(0);
-        issue(n, options.window(), i -> reactive.schedule(BenchHandler.QUEUE, "warm-up-" + i,
-                BenchPayload.of(i, System.currentTimeMillis()), Duration.ZERO));
-        awaitCondition("all " + n + " warm-up jobs started", () -> tally.started() >= n);
-        awaitCondition("queue " + BenchHandler.QUEUE + " drained",
-                () -> scheduler.stats(BenchHandler.QUEUE).running() == 0);
+        for (int round = 0; round < WARM_UP_ROUNDS; round++) {
+            if (enqueueToo) {
+                long start = System.currentTimeMillis();
+                issue(n, options.window(), i -> {
+                    long due = start + 60_000L * i / n;
+                    return reactive.schedule(WARM_UP_QUEUE, "warm-up-" + i, BenchPayload.of(i, due),
+                            Instant.ofEpochMilli(due));
+                });
+                meter.deleteKeys(keyPrefix + ":{" + WARM_UP_QUEUE + "*");
+            }
+            tally.reset(0);
+            issue(n, options.window(), i -> reactive.schedule(BenchHandler.QUEUE, "warm-up-" + i,
+                    BenchPayload.of(i, System.currentTimeMillis()), Duration.ZERO));
+            awaitCondition("all " + n + " warm-up jobs started", () -> tally.started() >= n);
+            awaitCondition("queue " + BenchHandler.QUEUE + " drained",
+                    () -> scheduler.stats(BenchHandler.QUEUE).running() == 0);
+        }
     }
 
     /** W1: schedules jobs due over the next 60 s into a queue without handler. */
