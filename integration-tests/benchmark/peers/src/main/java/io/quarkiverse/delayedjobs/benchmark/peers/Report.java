@@ -151,6 +151,24 @@ public final class Report {
         return sizes;
     }
 
+    /** The jobs a workload ran with, for its label ("100k"): {@code --jobs} and {@code --quick} change them. */
+    private String jobsOf(String workload) {
+        long jobs = largest(workload, "jobs");
+        return jobs > 0 && jobs % 1000 == 0 ? jobs / 1000 + "k" : String.format(Locale.ROOT, "%,d", jobs);
+    }
+
+    /** A workload's length in whole seconds, for its label: its largest {@code field} divided by {@code perSecond}. */
+    private long secondsOf(String workload, String field, int perSecond) {
+        return Math.round((double) largest(workload, field) / perSecond);
+    }
+
+    /** The largest value of a field over the workload's results of the systems the options apply to (not raw's). */
+    private long largest(String workload, String field) {
+        return results.stream()
+                .filter(r -> workload.equals(r.path("workload").asText()) && !"raw".equals(r.path("system").asText()))
+                .mapToLong(r -> Math.round(r.path(field).asDouble())).max().orElse(0);
+    }
+
     private int runs() {
         return (int) results.stream().mapToInt(r -> r.path("run").asInt()).distinct().count();
     }
@@ -166,9 +184,9 @@ public final class Report {
 
     private List<Row> rows() {
         List<Row> rows = new ArrayList<>();
-        rows.add(rateRow("W1 enqueue 100k, due over 60 s", "jobs/s", "W1"));
-        rows.add(rateRow("W2 drain 100k due, concurrency 16", "jobs/s until last ack", "W2"));
-        rows.add(latenessRow("W3", "W3 lateness, 1,000 jobs/s for 20 s, due +2 s"));
+        rows.add(rateRow("W1 enqueue " + jobsOf("W1") + ", due over 60 s", "jobs/s", "W1"));
+        rows.add(rateRow("W2 drain " + jobsOf("W2") + " due, concurrency 16", "jobs/s until last ack", "W2"));
+        rows.add(latenessRow("W3", "W3 lateness, 1,000 jobs/s for " + secondsOf("W3", "jobs", 1_000) + " s, due +2 s"));
         rows.add(receivedRow("W3", "W3 lateness"));
         if (!select(US, "W3L", r -> true).isEmpty()) {
             String linger = "schedule-linger " + select(US, "W3L", r -> true).get(0).path("scheduleLinger").asText();
@@ -270,7 +288,7 @@ public final class Report {
             ratios.put(system, ratio(ours, value));
             cpu.put(system, DASH);
         }
-        return new Row("W4 memory, 100k pending", "Redis bytes per job", values, ratios, cpu);
+        return new Row("W4 memory, " + jobsOf("W4") + " pending", "Redis bytes per job", values, ratios, cpu);
     }
 
     private Row idleRow() {
@@ -290,7 +308,8 @@ public final class Report {
             ratios.put(system, ratio(ours, top));
             cpu.put(system, decimal(median(system, "W5", "redisCpuMicrosPerSec"), 0) + " µs/s");
         }
-        return new Row("W5 idle, one instance, one queue, 30 s", "commands/s sent (all, with those in scripts)", values,
+        return new Row("W5 idle, one instance, one queue, " + secondsOf("W5", "seconds", 1) + " s",
+                "commands/s sent (all, with those in scripts)", values,
                 ratios, cpu);
     }
 
