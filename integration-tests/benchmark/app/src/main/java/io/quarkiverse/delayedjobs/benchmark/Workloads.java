@@ -94,9 +94,9 @@ final class Workloads {
     /**
      * Unrecorded: {@value #WARM_UP_ROUNDS} rounds, each scheduling jobs due at once and running them, after scheduling
      * jobs of W1's kind (due over the next 60 s, to a queue without handler, then deleted) when {@code enqueueToo}, so
-     * that the JIT has compiled the schedule, claim and handler paths before anything is measured. With one round of
-     * jobs due at once, the compiler threads still took 1.2-2.1 s of CPU during W1's 2-3 s on the two shared cores
-     * (FINDINGS, twenty-fifth round). Every system of the benchmark gets the same warm-up.
+     * that the JIT has compiled the schedule, claim and handler paths before anything is measured: with jobs due at
+     * once alone, it compiled W1's path during W1 (FINDINGS, twenty-fifth round). Every system of the benchmark gets
+     * the same warm-up.
      */
     void warmUp(boolean enqueueToo) {
         int n = options.jobs();

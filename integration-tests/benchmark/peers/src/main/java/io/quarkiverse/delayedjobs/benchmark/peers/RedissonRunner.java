@@ -109,7 +109,8 @@ public final class RedissonRunner {
     private void warmUp() {
         int n = jobs;
         for (int round = 0; round < WARM_UP_ROUNDS; round++) {
-            RDelayedQueue<String> unconsumed = redisson.getDelayedQueue(redisson.getBlockingQueue("rq-warm-up-enqueue"));
+            RDelayedQueue<String> unconsumed = redisson
+                    .getDelayedQueue(redisson.getBlockingQueue("rq-warm-up-enqueue"));
             long start = System.currentTimeMillis();
             Phases.issue(n, window, i -> {
                 long due = start + 60_000L * i / n;

@@ -309,8 +309,7 @@ public final class Report {
             cpu.put(system, decimal(median(system, "W5", "redisCpuMicrosPerSec"), 0) + " µs/s");
         }
         return new Row("W5 idle, one instance, one queue, " + secondsOf("W5", "seconds", 1) + " s",
-                "commands/s sent (all, with those in scripts)", values,
-                ratios, cpu);
+                "commands/s sent (all, with those in scripts)", values, ratios, cpu);
     }
 
     private Row scaleRow(long size) {
