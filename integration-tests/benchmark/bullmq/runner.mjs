@@ -122,6 +122,16 @@ async function deleteKeys(meter, pattern) {
   throw new Error(`SCAN did not finish over ${pattern}`);
 }
 
+/** Adds W1's kind of jobs: n due over the next 60 s, with jobIds idPrefix + i. */
+async function addOverNextMinute(queue, idPrefix, n) {
+  const start = Date.now();
+  await issue(n, windowSize, (i) => {
+    const due = start + Math.floor(60000 * i / n);
+    return queue.add('job', payload(i, due), { jobId: `${idPrefix}${i}`, delay: Math.max(1, due - Date.now()),
+      removeOnComplete: true });
+  });
+}
+
 /** W1: delayed jobs due over the next 60 s; no worker. */
 async function enqueue(meter) {
   const n = jobs;
@@ -129,13 +139,8 @@ async function enqueue(meter) {
   await queue.waitUntilReady();
   await sleep(SETTLE_MS);
   const before = await counters(meter);
-  const start = Date.now();
   const t0 = performance.now();
-  await issue(n, windowSize, (i) => {
-    const due = start + Math.floor(60000 * i / n);
-    return queue.add('job', payload(i, due), { jobId: `w1-${i}`, delay: Math.max(1, due - Date.now()),
-      removeOnComplete: true });
-  });
+  await addOverNextMinute(queue, 'w1-', n);
   const wall = performance.now() - t0;
   const after = await counters(meter);
   enqueueRate = n / (wall / 1000);
@@ -152,12 +157,7 @@ async function warmUp(meter) {
   for (let round = 0; round < WARM_UP_ROUNDS; round++) {
     const unworked = new Queue('bq-warm-up-enqueue', { connection });
     await unworked.waitUntilReady();
-    const start = Date.now();
-    await issue(n, windowSize, (i) => {
-      const due = start + Math.floor(60000 * i / n);
-      return unworked.add('job', payload(i, due), { jobId: `warm-up-${i}`, delay: Math.max(1, due - Date.now()),
-        removeOnComplete: true });
-    });
+    await addOverNextMinute(unworked, 'warm-up-', n);
     await unworked.close();
     await deleteKeys(meter, 'bull:bq-warm-up-enqueue:*');
 

@@ -102,12 +102,7 @@ final class Workloads {
         int n = options.jobs();
         for (int round = 0; round < WARM_UP_ROUNDS; round++) {
             if (enqueueToo) {
-                long start = System.currentTimeMillis();
-                issue(n, options.window(), i -> {
-                    long due = start + 60_000L * i / n;
-                    return reactive.schedule(WARM_UP_QUEUE, "warm-up-" + i, BenchPayload.of(i, due),
-                            Instant.ofEpochMilli(due));
-                });
+                scheduleOverNextMinute(WARM_UP_QUEUE, "warm-up-", n);
                 meter.deleteKeys(keyPrefix + ":{" + WARM_UP_QUEUE + "*");
             }
             tally.reset(0);
@@ -125,17 +120,22 @@ final class Workloads {
         meter.deleteKeys(keyPrefix + ":{" + ENQUEUE_QUEUE + "*");
         RedisMeter.pause(SETTLE);
         Snapshot before = meter.snapshot();
-        long start = System.currentTimeMillis();
         long t0 = System.nanoTime();
-        issue(n, options.window(), i -> {
-            long due = start + 60_000L * i / n;
-            return reactive.schedule(ENQUEUE_QUEUE, "w1-" + i, BenchPayload.of(i, due), Instant.ofEpochMilli(due));
-        });
+        scheduleOverNextMinute(ENQUEUE_QUEUE, "w1-", n);
         long wall = System.nanoTime() - t0;
         Snapshot after = meter.snapshot();
         enqueueRate = n / (wall / 1e9);
         log(out.phase("W1", n, wall, before, after, Map.of("window", options.window())));
         meter.deleteKeys(keyPrefix + ":{" + ENQUEUE_QUEUE + "*");
+    }
+
+    /** Schedules W1's kind of jobs: {@code n} due over the next 60 s to {@code queue}, ids {@code idPrefix + i}. */
+    private void scheduleOverNextMinute(String queue, String idPrefix, int n) {
+        long start = System.currentTimeMillis();
+        issue(n, options.window(), i -> {
+            long due = start + 60_000L * i / n;
+            return reactive.schedule(queue, idPrefix + i, BenchPayload.of(i, due), Instant.ofEpochMilli(due));
+        });
     }
 
     /**

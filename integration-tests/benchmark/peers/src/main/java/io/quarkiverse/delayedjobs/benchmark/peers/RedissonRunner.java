@@ -111,12 +111,7 @@ public final class RedissonRunner {
         for (int round = 0; round < WARM_UP_ROUNDS; round++) {
             RDelayedQueue<String> unconsumed = redisson
                     .getDelayedQueue(redisson.getBlockingQueue("rq-warm-up-enqueue"));
-            long start = System.currentTimeMillis();
-            Phases.issue(n, window, i -> {
-                long due = start + 60_000L * i / n;
-                return unconsumed.offerAsync(Payloads.json(i, due), Math.max(1, due - System.currentTimeMillis()),
-                        TimeUnit.MILLISECONDS);
-            });
+            offerOverNextMinute(unconsumed, n);
             unconsumed.destroy();
             Phases.deleteKeys(meter, "*rq-warm-up-enqueue*");
 
@@ -133,6 +128,16 @@ public final class RedissonRunner {
         }
     }
 
+    /** Offers W1's kind of elements: {@code n} due over the next 60 s. */
+    private void offerOverNextMinute(RDelayedQueue<String> delayed, int n) {
+        long start = System.currentTimeMillis();
+        Phases.issue(n, window, i -> {
+            long due = start + 60_000L * i / n;
+            return delayed.offerAsync(Payloads.json(i, due), Math.max(1, due - System.currentTimeMillis()),
+                    TimeUnit.MILLISECONDS);
+        });
+    }
+
     /** W1: offers jobs due over the next 60 s; nothing consumes them. */
     private void enqueue() {
         int n = jobs;
@@ -140,13 +145,8 @@ public final class RedissonRunner {
         RDelayedQueue<String> delayed = redisson.getDelayedQueue(queue);
         Phases.pause(SETTLE);
         Counters before = Counters.read(meter);
-        long start = System.currentTimeMillis();
         long t0 = System.nanoTime();
-        Phases.issue(n, window, i -> {
-            long due = start + 60_000L * i / n;
-            return delayed.offerAsync(Payloads.json(i, due), Math.max(1, due - System.currentTimeMillis()),
-                    TimeUnit.MILLISECONDS);
-        });
+        offerOverNextMinute(delayed, n);
         long wall = System.nanoTime() - t0;
         Counters after = Counters.read(meter);
         enqueueRate = n / (wall / 1e9);
