@@ -11,6 +11,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.quarkiverse.delayedjobs.DelayedScheduler;
 import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
+import io.quarkiverse.delayedjobs.benchmark.measure.Phases;
+import io.quarkiverse.delayedjobs.benchmark.measure.Results;
 import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
 import io.vertx.core.Vertx;
@@ -25,6 +27,8 @@ public class BenchmarkMain implements QuarkusApplication {
     private static final Logger LOG = Logger.getLogger("bench");
     /** run.sh waits for this line before it measures the idle instance. */
     static final String IDLE_READY = "BENCH-IDLE-READY";
+    /** The name of this extension in the results. */
+    private static final String SYSTEM = "quarkus";
 
     @Inject
     ReactiveDelayedScheduler reactive;
@@ -57,11 +61,12 @@ public class BenchmarkMain implements QuarkusApplication {
             // The engine started its worker for the one queue at startup; W5 is measured from outside meanwhile.
             System.out.println(IDLE_READY);
             System.out.flush();
-            RedisMeter.pause(Duration.ofSeconds(options.idleSeconds()));
+            Phases.pause(Duration.ofSeconds(options.idleSeconds()));
             return 0;
         }
         try (RedisMeter meter = new RedisMeter(vertx, redisUrl)) {
-            Workloads workloads = new Workloads(reactive, scheduler, tally, meter, new ResultWriter(mapper, options),
+            Workloads workloads = new Workloads(reactive, scheduler, tally, meter,
+                    new Results(options.out(), options.run(), SYSTEM),
                     mapper, options, keyPrefix, shards);
             if (options.has("W1") || options.has("W2") || options.has("W3") || options.has("W3L")
                     || options.has("W4")) {

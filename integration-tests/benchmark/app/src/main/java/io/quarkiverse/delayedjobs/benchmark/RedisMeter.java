@@ -1,10 +1,10 @@
 package io.quarkiverse.delayedjobs.benchmark;
 
-import java.time.Duration;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.quarkiverse.delayedjobs.benchmark.measure.Counters;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
@@ -36,9 +36,12 @@ public final class RedisMeter implements AutoCloseable {
         return await(connection.send(request));
     }
 
-    public Snapshot snapshot() {
-        return Snapshot.parse(send(Request.cmd(Command.INFO).arg("cpu").arg("memory").arg("stats")
-                .arg("commandstats")).toString());
+    public Counters snapshot() {
+        Request info = Request.cmd(Command.INFO);
+        for (String section : Counters.INFO_SECTIONS) {
+            info.arg(section);
+        }
+        return Counters.parse(send(info).toString());
     }
 
     /** Deletes every key matching the pattern, in bounded SCAN rounds. */
@@ -101,16 +104,6 @@ public final class RedisMeter implements AutoCloseable {
             throw new IllegalStateException(e);
         } catch (Exception e) {
             throw new IllegalStateException("Redis command failed: " + e.getMessage(), e);
-        }
-    }
-
-    /** Sleeps for a bounded, short while; the workloads use it only to let counters settle. */
-    static void pause(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 

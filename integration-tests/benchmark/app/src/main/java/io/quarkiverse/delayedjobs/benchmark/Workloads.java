@@ -1,5 +1,10 @@
 package io.quarkiverse.delayedjobs.benchmark;
 
+import static io.quarkiverse.delayedjobs.benchmark.measure.Phases.await;
+import static io.quarkiverse.delayedjobs.benchmark.measure.Phases.issue;
+import static io.quarkiverse.delayedjobs.benchmark.measure.Phases.pause;
+import static io.quarkiverse.delayedjobs.benchmark.measure.Phases.sleepUntil;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -15,12 +20,8 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
-import java.util.function.IntFunction;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
@@ -32,9 +33,10 @@ import io.quarkiverse.delayedjobs.DelayedScheduler;
 import io.quarkiverse.delayedjobs.JobInfo;
 import io.quarkiverse.delayedjobs.QueueStats;
 import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
+import io.quarkiverse.delayedjobs.benchmark.measure.Counters;
+import io.quarkiverse.delayedjobs.benchmark.measure.Results;
 import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
 import io.quarkiverse.delayedjobs.runtime.redis.Script;
-import io.smallrye.mutiny.Uni;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Request;
 
@@ -50,7 +52,6 @@ final class Workloads {
     /** The warm-up's jobs of W1's kind go to a queue of their own that no instance handles. */
     private static final String WARM_UP_QUEUE = "bench-warm-up";
     private static final int WARM_UP_ROUNDS = 2;
-    private static final Duration PHASE_LIMIT = Duration.ofMinutes(5);
     private static final Duration SETTLE = Duration.ofMillis(300);
     private static final int LOADER_IDS_PER_CALL = 1000;
     private static final long DRAIN_SPREAD_MS = 100;
@@ -71,7 +72,7 @@ final class Workloads {
     private final DelayedScheduler scheduler;
     private final Tally tally;
     private final RedisMeter meter;
-    private final ResultWriter out;
+    private final Results out;
     private final ObjectMapper mapper;
     private final Options options;
     private final String keyPrefix;
@@ -79,7 +80,7 @@ final class Workloads {
     private double enqueueRate;
 
     Workloads(ReactiveDelayedScheduler reactive, DelayedScheduler scheduler, Tally tally, RedisMeter meter,
-            ResultWriter out, ObjectMapper mapper, Options options, String keyPrefix, int shards) {
+            Results out, ObjectMapper mapper, Options options, String keyPrefix, int shards) {
         this.reactive = reactive;
         this.scheduler = scheduler;
         this.tally = tally;
@@ -107,9 +108,9 @@ final class Workloads {
             }
             tally.reset(0);
             issue(n, options.window(), i -> reactive.schedule(BenchHandler.QUEUE, "warm-up-" + i,
-                    BenchPayload.of(i, System.currentTimeMillis()), Duration.ZERO));
-            awaitCondition("all " + n + " warm-up jobs started", () -> tally.started() >= n);
-            awaitCondition("queue " + BenchHandler.QUEUE + " drained",
+                    BenchPayload.of(i, System.currentTimeMillis()), Duration.ZERO).subscribeAsCompletionStage());
+            await("all " + n + " warm-up jobs started", () -> tally.started() >= n);
+            await("queue " + BenchHandler.QUEUE + " drained",
                     () -> scheduler.stats(BenchHandler.QUEUE).running() == 0);
         }
     }
@@ -118,14 +119,14 @@ final class Workloads {
     void enqueue() {
         int n = options.jobs();
         meter.deleteKeys(keyPrefix + ":{" + ENQUEUE_QUEUE + "*");
-        RedisMeter.pause(SETTLE);
-        Snapshot before = meter.snapshot();
+        pause(SETTLE);
+        Counters before = meter.snapshot();
         long t0 = System.nanoTime();
         scheduleOverNextMinute(ENQUEUE_QUEUE, "w1-", n);
         long wall = System.nanoTime() - t0;
-        Snapshot after = meter.snapshot();
+        Counters after = meter.snapshot();
         enqueueRate = n / (wall / 1e9);
-        log(out.phase("W1", n, wall, before, after, Map.of("window", options.window())));
+        out.phase("W1", n, wall, before, after, Map.of("window", options.window()));
         meter.deleteKeys(keyPrefix + ":{" + ENQUEUE_QUEUE + "*");
     }
 
@@ -134,7 +135,8 @@ final class Workloads {
         long start = System.currentTimeMillis();
         issue(n, options.window(), i -> {
             long due = start + 60_000L * i / n;
-            return reactive.schedule(queue, idPrefix + i, BenchPayload.of(i, due), Instant.ofEpochMilli(due));
+            return reactive.schedule(queue, idPrefix + i, BenchPayload.of(i, due), Instant.ofEpochMilli(due))
+                    .subscribeAsCompletionStage();
         });
     }
 
@@ -147,8 +149,8 @@ final class Workloads {
         Map<String, Object> load = new LinkedHashMap<>();
         Map<String, Object> result = drainBatch("w2-", n, load);
         long bytes = (long) load.get("usedMemoryDelta");
-        log(out.write("W4", Map.of("jobs", n, "usedMemoryDelta", bytes, "bytesPerJob", (double) bytes / n)));
-        log(out.write("W2", result));
+        out.write("W4", Map.of("jobs", n, "usedMemoryDelta", bytes, "bytesPerJob", (double) bytes / n));
+        out.write("W2", result);
     }
 
     /**
@@ -164,18 +166,19 @@ final class Workloads {
         double rate = enqueueRate > 0 ? enqueueRate : 5_000;
         long marginMs = (long) (1.5 * n / rate * 1000) + 2_000;
         tally.reset(0);
-        RedisMeter.pause(SETTLE);
-        Snapshot empty = meter.snapshot();
+        pause(SETTLE);
+        Counters empty = meter.snapshot();
         long loadStart = System.currentTimeMillis();
         long first = loadStart + marginMs;
         long last = first + DRAIN_SPREAD_MS - 1;
         issue(n, options.window(), i -> {
             long due = first + DRAIN_SPREAD_MS * i / n;
-            return reactive.schedule(BenchHandler.QUEUE, idPrefix + i, BenchPayload.of(i, due), Instant.ofEpochMilli(due));
+            return reactive.schedule(BenchHandler.QUEUE, idPrefix + i, BenchPayload.of(i, due), Instant.ofEpochMilli(due))
+                    .subscribeAsCompletionStage();
         });
         long loadEnd = System.currentTimeMillis();
-        RedisMeter.pause(SETTLE);
-        Snapshot loaded = meter.snapshot();
+        pause(SETTLE);
+        Counters loaded = meter.snapshot();
         load.put("usedMemoryDelta", loaded.usedMemory() - empty.usedMemory());
         load.put("loadRate", n / ((loadEnd - loadStart) / 1e3));
         boolean overran = System.currentTimeMillis() + 100 > first;
@@ -184,31 +187,22 @@ final class Workloads {
                     loadEnd - loadStart);
         }
         sleepUntil(first - 50);
-        Snapshot before = meter.snapshot();
+        Counters before = meter.snapshot();
         sleepUntil(first);
         long t0 = System.nanoTime();
-        awaitCondition("all " + n + " handlers started", () -> tally.started() >= n);
+        await("all " + n + " handlers started", () -> tally.started() >= n);
         long handlersNanos = System.nanoTime() - t0;
-        awaitCondition("queue " + BenchHandler.QUEUE + " drained", () -> {
+        await("queue " + BenchHandler.QUEUE + " drained", () -> {
             QueueStats stats = scheduler.stats(BenchHandler.QUEUE);
             return stats.running() == 0 && stats.nextDueAt().map(next -> next.toEpochMilli() > last).orElse(true);
         });
         long wall = System.nanoTime() - t0;
-        Snapshot after = meter.snapshot();
-        Map<String, Object> r = new LinkedHashMap<>();
-        r.put("jobs", n);
-        r.put("wallMs", wall / 1e6);
-        r.put("rate", n / (wall / 1e9));
-        long cpu = after.cpuMicros() - before.cpuMicros();
-        r.put("redisCpuMicros", cpu);
-        r.put("cpuPerJobUs", (double) cpu / n);
-        r.put("redisCommands", after.commands() - before.commands());
-        ResultWriter.putClientCpu(r, n, before, after);
-        r.put("lastHandlerMs", handlersNanos / 1e6);
-        r.put("loadOverran", overran);
-        r.put("loadRate", load.get("loadRate"));
-        r.put("calls", after.callsSince(before));
-        return r;
+        Counters after = meter.snapshot();
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("lastHandlerMs", handlersNanos / 1e6);
+        extra.put("loadOverran", overran);
+        extra.put("loadRate", load.get("loadRate"));
+        return Results.phaseFields(n, wall, before, after, extra);
     }
 
     /**
@@ -220,8 +214,8 @@ final class Workloads {
         int n = perSecond * options.latenessSeconds();
         Duration delay = Duration.ofSeconds(2);
         tally.reset(n);
-        RedisMeter.pause(SETTLE);
-        Snapshot before = meter.snapshot();
+        pause(SETTLE);
+        Counters before = meter.snapshot();
         long t0 = System.nanoTime();
         long startMs = System.currentTimeMillis();
         Semaphore inFlight = new Semaphore(perSecond);
@@ -242,26 +236,26 @@ final class Workloads {
             LockSupport.parkNanos(200_000);
         }
         int scheduled = sent;
-        awaitCondition("all " + scheduled + " lateness jobs started", () -> tally.started() >= scheduled,
+        await("all " + scheduled + " lateness jobs started", () -> tally.started() >= scheduled,
                 delay.plusSeconds(15));
-        awaitCondition("queue " + BenchHandler.QUEUE + " drained",
+        await("queue " + BenchHandler.QUEUE + " drained",
                 () -> scheduler.stats(BenchHandler.QUEUE).running() == 0, Duration.ofSeconds(15));
         long wall = System.nanoTime() - t0;
-        Snapshot after = meter.snapshot();
+        Counters after = meter.snapshot();
         long[] lateness = tally.sortedLateness();
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("expected", n);
         extra.put("scheduled", scheduled);
         extra.put("scheduleFailures", failures.get());
         extra.put("received", tally.started());
-        extra.put("p50Ms", percentile(lateness, 50) / 1e3);
-        extra.put("p99Ms", percentile(lateness, 99) / 1e3);
+        extra.put("p50Ms", Results.percentile(lateness, 50) / 1e3);
+        extra.put("p99Ms", Results.percentile(lateness, 99) / 1e3);
         extra.put("maxMs", lateness.length == 0 ? 0 : lateness[lateness.length - 1] / 1e3);
         extra.put("minMs", lateness.length == 0 ? 0 : lateness[0] / 1e3);
         extra.put("latest", tally.latest(5, startMs));
         extra.put("scheduleLinger", ConfigProvider.getConfig()
                 .getOptionalValue("quarkus.delayed-jobs.schedule-linger", String.class).orElse("0"));
-        log(out.phase(workload, n, wall, before, after, extra));
+        out.phase(workload, n, wall, before, after, extra);
     }
 
     /**
@@ -307,7 +301,7 @@ final class Workloads {
             r.put("pendingLoadSeconds", loadSeconds);
             r.put("settleSeconds", settleSeconds);
             r.put("usedMemory", meter.snapshot().usedMemory());
-            log(out.write("W6", r));
+            out.write("W6", r);
         }
     }
 
@@ -437,73 +431,5 @@ final class Workloads {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    /** Calls {@code op(0..count-1)} from this thread with at most {@code window} calls in flight. */
-    private static void issue(int count, int window, IntFunction<Uni<?>> op) {
-        Semaphore permits = new Semaphore(window);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        long deadline = System.nanoTime() + PHASE_LIMIT.toNanos();
-        for (int i = 0; i < count; i++) {
-            acquire(permits, 1, deadline);
-            if (failure.get() != null) {
-                break;
-            }
-            op.apply(i).subscribe().with(ok -> permits.release(), e -> {
-                failure.compareAndSet(null, e);
-                permits.release();
-            });
-        }
-        acquire(permits, window, deadline);
-        if (failure.get() != null) {
-            throw new IllegalStateException("A schedule call failed: " + failure.get().getMessage(), failure.get());
-        }
-    }
-
-    private static void acquire(Semaphore permits, int count, long deadline) {
-        try {
-            if (!permits.tryAcquire(count, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-                throw new IllegalStateException("Calls still in flight after " + PHASE_LIMIT);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static void awaitCondition(String what, BooleanSupplier condition) {
-        awaitCondition(what, condition, PHASE_LIMIT);
-    }
-
-    private static void awaitCondition(String what, BooleanSupplier condition, Duration limit) {
-        long deadline = System.nanoTime() + limit.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("Gave up waiting for " + what + " after " + limit);
-            }
-            LockSupport.parkNanos(2_000_000);
-        }
-    }
-
-    private static void sleepUntil(long epochMillis) {
-        long wait = epochMillis - System.currentTimeMillis();
-        if (wait > 0) {
-            RedisMeter.pause(Duration.ofMillis(wait));
-        }
-    }
-
-    /** Nearest-rank percentile of sorted values. */
-    static long percentile(long[] sorted, int p) {
-        if (sorted.length == 0) {
-            return 0;
-        }
-        int rank = (int) Math.ceil(p / 100.0 * sorted.length);
-        return sorted[Math.max(0, rank - 1)];
-    }
-
-    private static void log(Map<String, Object> result) {
-        Map<String, Object> brief = new LinkedHashMap<>(result);
-        brief.remove("calls");
-        LOG.info(brief);
     }
 }

@@ -7,6 +7,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.quarkiverse.delayedjobs.benchmark.measure.Counters;
+import io.quarkiverse.delayedjobs.benchmark.measure.Results;
+
 /**
  * W5, measured from outside the system under test: while one idle instance with one queue runs, counts the commands
  * Redis receives over a fixed time. {@code MONITOR} tells the commands clients send (top level) from those scripts
@@ -25,7 +28,7 @@ public final class IdleMeter {
         try (Resp info = new Resp(port); Resp monitor = new Resp(port)) {
             String self = "127.0.0.1:" + info.localPort();
             monitor.call("MONITOR");
-            Counters before = Counters.read(info);
+            Counters before = info.counters();
             long t0 = System.nanoTime();
             long deadline = t0 + seconds * 1_000_000_000L;
             for (long line = 0; line < 10_000_000; line++) {
@@ -46,7 +49,7 @@ public final class IdleMeter {
                 count(String.valueOf(entry), self, topLevel, inScripts);
             }
             long wall = System.nanoTime() - t0;
-            Counters after = Counters.read(info);
+            Counters after = info.counters();
             double secs = wall / 1e9;
             long top = topLevel.values().stream().mapToLong(Long::longValue).sum();
             long nested = inScripts.values().stream().mapToLong(Long::longValue).sum();

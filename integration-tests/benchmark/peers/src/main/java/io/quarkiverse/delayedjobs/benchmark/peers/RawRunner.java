@@ -14,6 +14,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import io.quarkiverse.delayedjobs.benchmark.measure.Counters;
+import io.quarkiverse.delayedjobs.benchmark.measure.Phases;
+import io.quarkiverse.delayedjobs.benchmark.measure.Results;
+
 /**
  * The raw Redis ceiling: what Redis itself does for the operations a delayed-job system cannot avoid.
  * <ul>
@@ -83,7 +87,7 @@ public final class RawRunner {
     /** W1 ceiling: redis-benchmark ZADD with random members, 50 clients, {@code pipeline} commands per round trip. */
     private void zadd(int requests, int pipeline) {
         redis.call("DEL", "raw:zadd");
-        Counters before = Counters.read(redis);
+        Counters before = redis.counters();
         List<String> command = new ArrayList<>(List.of("redis-benchmark", "-h", "127.0.0.1", "-p",
                 String.valueOf(port), "-c", "50", "-n", String.valueOf(requests), "-r", "100000000", "--csv"));
         if (pipeline > 1) {
@@ -93,7 +97,7 @@ public final class RawRunner {
         long t0 = System.nanoTime();
         String csv = run(command);
         long wall = System.nanoTime() - t0;
-        Counters after = Counters.read(redis);
+        Counters after = redis.counters();
         double rps = Double.NaN;
         for (String line : csv.split("\n")) {
             String[] cells = line.replace("\"", "").split(",");
@@ -131,11 +135,11 @@ public final class RawRunner {
             Map<String, Object> extra) {
         redis.call("EVALSHA", fillSha, 2, due, "", 0, n - 1, idPrefix, System.currentTimeMillis() - 60_000, 1000, "");
         Phases.pause(Duration.ofMillis(200));
-        Counters before = Counters.read(redis);
+        Counters before = redis.counters();
         long t0 = System.nanoTime();
         long claimed = claimAll(due, running, n);
         long wall = System.nanoTime() - t0;
-        Counters after = Counters.read(redis);
+        Counters after = redis.counters();
         return Results.phaseFields(claimed, wall, before, after, extra);
     }
 
@@ -158,11 +162,11 @@ public final class RawRunner {
     private void memory(int n) {
         redis.call("DEL", "raw:mem", "raw:mem:payloads");
         Phases.pause(Duration.ofMillis(200));
-        Counters before = Counters.read(redis);
+        Counters before = redis.counters();
         redis.call("EVALSHA", fillSha, 2, "raw:mem", "raw:mem:payloads", 0, n - 1, "job-",
                 System.currentTimeMillis() + 3_600_000, 60_000, Payloads.json(0, System.currentTimeMillis()));
         Phases.pause(Duration.ofMillis(200));
-        Counters after = Counters.read(redis);
+        Counters after = redis.counters();
         long bytes = after.usedMemory() - before.usedMemory();
         out.write("W4", Map.of("jobs", n, "usedMemoryDelta", bytes, "bytesPerJob", (double) bytes / n, "variant",
                 "zset+hash"));

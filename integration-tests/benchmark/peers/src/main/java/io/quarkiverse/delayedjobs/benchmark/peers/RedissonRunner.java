@@ -24,6 +24,10 @@ import org.redisson.config.Config;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.quarkiverse.delayedjobs.benchmark.measure.Counters;
+import io.quarkiverse.delayedjobs.benchmark.measure.Phases;
+import io.quarkiverse.delayedjobs.benchmark.measure.Results;
+
 /**
  * The workloads against Redisson's delayed queue: producers offer to an {@link RDelayedQueue}, which moves due
  * elements into an {@link RBlockingQueue}; 16 consumer threads take from it. Redisson has no acknowledgement: an
@@ -113,7 +117,7 @@ public final class RedissonRunner {
                     .getDelayedQueue(redisson.getBlockingQueue("rq-warm-up-enqueue"));
             offerOverNextMinute(unconsumed, n);
             unconsumed.destroy();
-            Phases.deleteKeys(meter, "*rq-warm-up-enqueue*");
+            meter.deleteKeys("*rq-warm-up-enqueue*");
 
             RBlockingQueue<String> queue = redisson.getBlockingQueue("rq-warm-up");
             RDelayedQueue<String> delayed = redisson.getDelayedQueue(queue);
@@ -124,7 +128,7 @@ public final class RedissonRunner {
             Phases.await("all " + n + " warm-up elements taken", () -> taken.get() >= n, Phases.PHASE_LIMIT);
             consumers.stop();
             delayed.destroy();
-            Phases.deleteKeys(meter, "*rq-warm-up*");
+            meter.deleteKeys("*rq-warm-up*");
         }
     }
 
@@ -144,15 +148,15 @@ public final class RedissonRunner {
         RBlockingQueue<String> queue = redisson.getBlockingQueue("rq-enqueue");
         RDelayedQueue<String> delayed = redisson.getDelayedQueue(queue);
         Phases.pause(SETTLE);
-        Counters before = Counters.read(meter);
+        Counters before = meter.counters();
         long t0 = System.nanoTime();
         offerOverNextMinute(delayed, n);
         long wall = System.nanoTime() - t0;
-        Counters after = Counters.read(meter);
+        Counters after = meter.counters();
         enqueueRate = n / (wall / 1e9);
         out.phase("W1", n, wall, before, after, Map.of("window", window));
         delayed.destroy();
-        Phases.deleteKeys(meter, "*rq-enqueue*");
+        meter.deleteKeys("*rq-enqueue*");
     }
 
     /**
@@ -168,7 +172,7 @@ public final class RedissonRunner {
         double rate = enqueueRate > 0 ? enqueueRate : 5_000;
         long marginMs = (long) (1.5 * n / rate * 1000) + 2_000;
         Phases.pause(SETTLE);
-        Counters empty = Counters.read(meter);
+        Counters empty = meter.counters();
         long loadStart = System.currentTimeMillis();
         long first = loadStart + marginMs;
         Phases.issue(n, window, i -> {
@@ -178,24 +182,24 @@ public final class RedissonRunner {
         });
         long loadEnd = System.currentTimeMillis();
         Phases.pause(SETTLE);
-        Counters loaded = Counters.read(meter);
+        Counters loaded = meter.counters();
         long bytes = loaded.usedMemory() - empty.usedMemory();
         out.write("W4", Map.of("jobs", n, "usedMemoryDelta", bytes, "bytesPerJob", (double) bytes / n));
         boolean overran = System.currentTimeMillis() + 100 > first;
         Phases.sleepUntil(first - 50);
-        Counters before = Counters.read(meter);
+        Counters before = meter.counters();
         Phases.sleepUntil(first);
         long t0 = System.nanoTime();
         Phases.await("all " + n + " elements taken", () -> taken.get() >= n, Phases.PHASE_LIMIT);
         long wall = System.nanoTime() - t0;
-        Counters after = Counters.read(meter);
+        Counters after = meter.counters();
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("loadOverran", overran);
         extra.put("loadRate", n / ((loadEnd - loadStart) / 1e3));
         out.phase("W2", n, wall, before, after, extra);
         consumers.stop();
         delayed.destroy();
-        Phases.deleteKeys(meter, "*rq-drain*");
+        meter.deleteKeys("*rq-drain*");
     }
 
     /** W3: a steady stream of elements each due 2 s after it was offered; how late is each taken? */
@@ -214,7 +218,7 @@ public final class RedissonRunner {
             }
         });
         Phases.pause(SETTLE);
-        Counters before = Counters.read(meter);
+        Counters before = meter.counters();
         long t0 = System.nanoTime();
         AtomicInteger inFlight = new AtomicInteger();
         AtomicLong failures = new AtomicLong();
@@ -239,7 +243,7 @@ public final class RedissonRunner {
         Phases.await("all " + scheduled + " elements taken", () -> recorded.get() >= scheduled,
                 Duration.ofMillis(delayMs).plusSeconds(15));
         long wall = System.nanoTime() - t0;
-        Counters after = Counters.read(meter);
+        Counters after = meter.counters();
         long[] sorted = Arrays.copyOf(lateness, Math.min(n, recorded.get()));
         Arrays.sort(sorted);
         Map<String, Object> extra = new LinkedHashMap<>();
@@ -254,7 +258,7 @@ public final class RedissonRunner {
         out.phase("W3", n, wall, before, after, extra);
         consumers.stop();
         delayed.destroy();
-        Phases.deleteKeys(meter, "*rq-lateness*");
+        meter.deleteKeys("*rq-lateness*");
     }
 
     private long dueOf(String message) {

@@ -734,8 +734,8 @@ public final class Report {
         adoc.append("""
                 Every payload is the same JSON of about 100 bytes; handlers do nothing. Producers are one thread (one
                 event loop for BullMQ) with at most 64 calls in flight; consumers run 16 jobs at once. Before W1, each
-                system schedules 100,000 jobs due at once and runs them, unmeasured, so that its JIT (HotSpot, V8) has
-                compiled those paths.
+                system runs two unmeasured rounds, each of 100,000 jobs of W1's kind (then deleted) and 100,000 due at
+                once that it runs, so that its JIT (HotSpot, V8) has compiled the paths of both kinds of job.
 
                 W1 enqueue:: 100,000 jobs due over the next 60 s, each with its own id, to a queue nobody consumes.
                 W2 drain:: 100,000 jobs due within 100 ms from a moment a few seconds ahead (chosen so that loading

@@ -13,6 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.quarkiverse.delayedjobs.benchmark.measure.Counters;
+
 /**
  * A minimal RESP2 connection, independent of every client library under test: the meters and the raw ceiling use it.
  * Replies are {@code String} (simple and bulk strings), {@code Long}, {@code List<Object>} or {@code null}; an error
@@ -55,6 +57,38 @@ public final class Resp implements AutoCloseable {
         write(args);
         flush();
         return read();
+    }
+
+    /** The server's counters and this process's CPU time, now. */
+    public Counters counters() {
+        Object[] info = new Object[Counters.INFO_SECTIONS.length + 1];
+        info[0] = "INFO";
+        System.arraycopy(Counters.INFO_SECTIONS, 0, info, 1, Counters.INFO_SECTIONS.length);
+        return Counters.parse((String) call(info));
+    }
+
+    /** Deletes every key matching the pattern, in bounded SCAN rounds. */
+    @SuppressWarnings("unchecked")
+    public long deleteKeys(String pattern) {
+        long deleted = 0;
+        String cursor = "0";
+        for (int round = 0; round < 1_000_000; round++) {
+            List<Object> page = (List<Object>) call("SCAN", cursor, "MATCH", pattern, "COUNT", 1000);
+            cursor = (String) page.get(0);
+            List<Object> keys = (List<Object>) page.get(1);
+            if (!keys.isEmpty()) {
+                Object[] unlink = new Object[keys.size() + 1];
+                unlink[0] = "UNLINK";
+                for (int i = 0; i < keys.size(); i++) {
+                    unlink[i + 1] = keys.get(i);
+                }
+                deleted += (Long) call(unlink);
+            }
+            if ("0".equals(cursor)) {
+                return deleted;
+            }
+        }
+        throw new IllegalStateException("SCAN did not finish over " + pattern);
     }
 
     /** Writes a command without waiting for its reply: pipelining. */

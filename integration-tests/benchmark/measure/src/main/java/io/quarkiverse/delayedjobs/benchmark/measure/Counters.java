@@ -1,4 +1,4 @@
-package io.quarkiverse.delayedjobs.benchmark.peers;
+package io.quarkiverse.delayedjobs.benchmark.measure;
 
 import java.lang.management.ManagementFactory;
 import java.util.Map;
@@ -7,23 +7,23 @@ import java.util.TreeMap;
 import com.sun.management.OperatingSystemMXBean;
 
 /**
- * The counters of {@code INFO cpu memory stats commandstats} at one moment (the benchmark application reads the
- * same ones through its own client), and this process's CPU time.
+ * The counters of {@code INFO cpu memory stats commandstats} at one moment, read by each runner through its own
+ * client, and this process's CPU time.
  *
  * @param cpuMicros redis-server user + system CPU time
  * @param usedMemory {@code used_memory} in bytes
  * @param commands {@code total_commands_processed}, which counts the commands run inside scripts too
  * @param calls per command, {@code [calls, usec]} from commandstats
- * @param clientCpuMicros this JVM's user + system CPU time (for Redisson: its producer and its consumers)
+ * @param clientCpuMicros this JVM's user + system CPU time: the producer, the workers and the runner's own threads
  */
 public record Counters(long cpuMicros, long usedMemory, long commands, Map<String, long[]> calls,
         long clientCpuMicros) {
 
-    public static Counters read(Resp redis) {
-        return parse((String) redis.call("INFO", "cpu", "memory", "stats", "commandstats"));
-    }
+    /** The arguments of the {@code INFO} command whose answer {@link #parse} reads. */
+    public static final String[] INFO_SECTIONS = { "cpu", "memory", "stats", "commandstats" };
 
-    static Counters parse(String info) {
+    /** Reads the answer of {@code INFO} with {@link #INFO_SECTIONS}; the process's CPU time is read now. */
+    public static Counters parse(String info) {
         double user = 0;
         double sys = 0;
         long memory = 0;

@@ -1,4 +1,4 @@
-package io.quarkiverse.delayedjobs.benchmark.peers;
+package io.quarkiverse.delayedjobs.benchmark.measure;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,7 +13,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * Appends one JSON object per measured figure to the results file, with the fields every system writes: type, run,
- * system, workload, then the figures.
+ * system, workload, then the figures; the report reads them back. Each record is printed too, without its per-command
+ * figures, to show progress.
  */
 public final class Results {
 

@@ -1,8 +1,7 @@
-package io.quarkiverse.delayedjobs.benchmark.peers;
+package io.quarkiverse.delayedjobs.benchmark.measure;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -11,16 +10,19 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntFunction;
 
-/** Bounded waits and a bounded producer loop, shared by the Java runners. */
-final class Phases {
+/** Bounded waits and a bounded producer loop, shared by the Java runners: every wait has a deadline. */
+public final class Phases {
 
-    static final Duration PHASE_LIMIT = Duration.ofMinutes(5);
+    /** The longest a phase, or one wait in it, may take. */
+    public static final Duration PHASE_LIMIT = Duration.ofMinutes(5);
+    /** How often a wait checks its condition; some conditions ask Redis, so not much oftener. */
+    private static final long POLL_NANOS = 2_000_000;
 
     private Phases() {
     }
 
     /** Calls {@code op(0..count-1)} from this thread with at most {@code window} calls in flight. */
-    static void issue(int count, int window, IntFunction<CompletionStage<?>> op) {
+    public static void issue(int count, int window, IntFunction<CompletionStage<?>> op) {
         Semaphore permits = new Semaphore(window);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         long deadline = System.nanoTime() + PHASE_LIMIT.toNanos();
@@ -53,24 +55,31 @@ final class Phases {
         }
     }
 
-    static void await(String what, BooleanSupplier condition, Duration limit) {
+    /** Waits until the condition holds, at most {@link #PHASE_LIMIT}. */
+    public static void await(String what, BooleanSupplier condition) {
+        await(what, condition, PHASE_LIMIT);
+    }
+
+    /** Waits until the condition holds, at most {@code limit}; fails naming {@code what} after that. */
+    public static void await(String what, BooleanSupplier condition, Duration limit) {
         long deadline = System.nanoTime() + limit.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("Gave up waiting for " + what + " after " + limit);
             }
-            LockSupport.parkNanos(1_000_000);
+            LockSupport.parkNanos(POLL_NANOS);
         }
     }
 
-    static void sleepUntil(long epochMillis) {
+    public static void sleepUntil(long epochMillis) {
         long wait = epochMillis - System.currentTimeMillis();
         if (wait > 0) {
             pause(Duration.ofMillis(wait));
         }
     }
 
-    static void pause(Duration duration) {
+    /** Sleeps for a bounded while: to let counters settle, or while another process measures this one. */
+    public static void pause(Duration duration) {
         try {
             Thread.sleep(duration.toMillis());
         } catch (InterruptedException e) {
@@ -79,32 +88,8 @@ final class Phases {
         }
     }
 
-    static long nowMicros() {
+    public static long nowMicros() {
         Instant now = Instant.now();
         return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
-    }
-
-    /** Deletes every key matching the pattern, in bounded SCAN rounds. */
-    @SuppressWarnings("unchecked")
-    static long deleteKeys(Resp redis, String pattern) {
-        long deleted = 0;
-        String cursor = "0";
-        for (int round = 0; round < 1_000_000; round++) {
-            List<Object> page = (List<Object>) redis.call("SCAN", cursor, "MATCH", pattern, "COUNT", 1000);
-            cursor = (String) page.get(0);
-            List<Object> keys = (List<Object>) page.get(1);
-            if (!keys.isEmpty()) {
-                Object[] unlink = new Object[keys.size() + 1];
-                unlink[0] = "UNLINK";
-                for (int i = 0; i < keys.size(); i++) {
-                    unlink[i + 1] = keys.get(i);
-                }
-                deleted += (Long) redis.call(unlink);
-            }
-            if ("0".equals(cursor)) {
-                return deleted;
-            }
-        }
-        throw new IllegalStateException("SCAN did not finish over " + pattern);
     }
 }
