@@ -33,7 +33,8 @@ import io.quarkus.test.QuarkusUnitTest;
 /**
  * What the scripts refuse or ignore whoever calls them (the Java engine never sends such calls; producers in other
  * languages may): more than a call may carry for a shard, due times past 9999, the empty token of a dead letter, an
- * acknowledgement given twice. Each leaves what is stored as it was.
+ * acknowledgement given twice, arguments that are not numbers where numbers belong. Each leaves what is stored as it
+ * was.
  */
 public class ScriptGuardsTest {
 
@@ -209,6 +210,68 @@ public class ScriptGuardsTest {
                 jobs -> !jobs.isEmpty()).get(0);
         assertEquals(other.id(), again.id());
         assertEquals(2, again.attempt());
+    }
+
+    @Test
+    void anAckWithABadNextDueAcknowledgesNone() throws Exception {
+        String queue = "bad-ack";
+        QueueKeys keys = keysOf(queue);
+        List<String> ids = dueNowOnOneShard(queue, keys, "acked", 2);
+        int shard = keys.shardOf(ids.get(0));
+        List<Claimed> claimed = get(store.claim(keys, shard, 10, 0, 0, withLease(Duration.ofSeconds(30)), List.of()))
+                .jobs();
+        assertEquals(2, claimed.size());
+        Claimed first = claimed.get(0);
+        Claimed second = claimed.get(1);
+        // The first delivery's next due is fine; the second's is not a number: the first is not re-armed either.
+        assertRefused("ERR next due of an acknowledged job must be empty or a whole number of ms",
+                () -> eval(Script.ACK, keys, shard, List.of(keys.wakeChannel(), "" + shard,
+                        first.id(), first.token(), "123", second.id(), second.token(), "soon")));
+        assertRefused("ERR deliveries to acknowledge come as triples",
+                () -> eval(Script.ACK, keys, shard, List.of(keys.wakeChannel(), "" + shard,
+                        first.id(), first.token(), "", second.id(), second.token())));
+        for (String id : ids) {
+            assertEquals(Optional.of(JobInfo.State.RUNNING), scheduler.find(queue, id).map(JobInfo::state), id);
+        }
+        assertEquals(0, scheduler.stats(queue).pending());
+
+        assertEquals(2, get(store.ack(keys, shard, List.of(new Ack(first.id(), first.token(), null),
+                new Ack(second.id(), second.token(), null)))));
+        assertEquals(Optional.empty(), scheduler.find(queue, first.id()));
+        assertEquals(Optional.empty(), scheduler.find(queue, second.id()));
+    }
+
+    @Test
+    void aClaimOfTwoShardsWithABadSecondPartTakesNothing() {
+        String queue = "bad-claim";
+        QueueKeys keys = keysOf(queue);
+        List<String> ids = dueNowOnOneShard(queue, keys, "claimed", 3);
+        int shard = keys.shardOf(ids.get(0));
+        int other = (shard + 1) % keys.shards();
+        List<String> call = new ArrayList<>(List.of(Script.CLAIM.text(), "18"));
+        call.addAll(keys.shard(shard));
+        call.addAll(keys.shard(other));
+        // Lease, max attempts, dead-letter share, retention, wake channel; then each shard: index, jobs due now, how
+        // far ahead (ms), jobs ahead, acknowledgements.
+        call.addAll(List.of("30000", "10", "1000", "3600000", keys.wakeChannel()));
+        call.addAll(List.of("" + shard, "10", "0", "0", "0"));
+        List<String> badOther = new ArrayList<>(call);
+        badOther.addAll(List.of("" + other, "10", "soon", "0", "0"));
+        assertRefused("ERR claim takes five numbers per shard",
+                () -> redis.execute("EVAL", badOther.toArray(String[]::new)));
+        List<String> badAck = new ArrayList<>(call);
+        badAck.addAll(List.of("" + other, "10", "0", "0", "1", "someone", "1.1", "soon"));
+        assertRefused("ERR next due of an acknowledged job must be empty or a whole number of ms",
+                () -> redis.execute("EVAL", badAck.toArray(String[]::new)));
+        List<String> badLease = new ArrayList<>(call);
+        badLease.set(2 + 18, "long");
+        badLease.addAll(List.of("" + other, "10", "0", "0", "0"));
+        assertRefused("ERR claim takes a lease, max attempts, a dead-letter share and a retention as numbers",
+                () -> redis.execute("EVAL", badLease.toArray(String[]::new)));
+        for (String id : ids) {
+            assertEquals(Optional.of(JobInfo.State.PENDING), scheduler.find(queue, id).map(JobInfo::state), id);
+        }
+        assertEquals(0, scheduler.stats(queue).running());
     }
 
     QueueKeys keysOf(String queue) {

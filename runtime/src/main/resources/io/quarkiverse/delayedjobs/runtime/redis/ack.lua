@@ -6,4 +6,14 @@
 if #ARGV - 2 > 3 * MOST_PER_SHARD then
   return redis.error_reply('ERR ack takes at most ' .. MOST_PER_SHARD .. ' deliveries per call')
 end
+if (#ARGV - 2) % 3 ~= 0 then
+  return redis.error_reply('ERR deliveries to acknowledge come as triples: job id, token, next due')
+end
+-- Checked here and in claim.lua rather than by a function of common.lua, which every call of every script would define.
+for i = 5, #ARGV, 3 do
+  local nextDue = ARGV[i]
+  if nextDue ~= '' and (#nextDue > 15 or not string.match(nextDue, '^%d+$') or nextDue + 0 > LATEST_DUE) then
+    return redis.error_reply(BAD_NEXT_DUE)
+  end
+end
 return acknowledge(3, #ARGV, ARGV[1], ARGV[2])

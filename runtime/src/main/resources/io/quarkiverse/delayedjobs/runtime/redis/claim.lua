@@ -23,15 +23,27 @@ if #KEYS == 0 or #KEYS % 9 ~= 0 then
 end
 -- Each shard's part is checked before anything is written: a claim that failed halfway would have taken jobs off
 -- 'due' and given them to no one.
+for i = 1, 4 do
+  if not tonumber(ARGV[i] or '') then
+    return redis.error_reply('ERR claim takes a lease, max attempts, a dead-letter share and a retention as numbers')
+  end
+end
 local at = 6
 for _ = 1, #KEYS, 9 do
-  local limit, ahead, acks = tonumber(ARGV[at + 1] or ''), tonumber(ARGV[at + 3] or ''), tonumber(ARGV[at + 4] or '')
-  if not (limit and ahead and acks) or at + 4 + 3 * acks > #ARGV then
-    return redis.error_reply('ERR claim takes five values per shard, then its deliveries to acknowledge')
+  local limit, aheadMs = tonumber(ARGV[at + 1] or ''), tonumber(ARGV[at + 2] or '')
+  local ahead, acks = tonumber(ARGV[at + 3] or ''), tonumber(ARGV[at + 4] or '')
+  if not (limit and aheadMs and ahead and acks) or at + 4 + 3 * acks > #ARGV then
+    return redis.error_reply('ERR claim takes five numbers per shard, then its deliveries to acknowledge')
   end
   if limit + ahead > MOST_PER_SHARD or acks > MOST_PER_SHARD then
     return redis.error_reply('ERR claim takes at most ' .. MOST_PER_SHARD .. ' jobs and ' .. MOST_PER_SHARD
         .. ' deliveries to acknowledge per shard')
+  end
+  for i = at + 7, at + 4 + 3 * acks, 3 do
+    local nextDue = ARGV[i]
+    if nextDue ~= '' and (#nextDue > 15 or not string.match(nextDue, '^%d+$') or nextDue + 0 > LATEST_DUE) then
+      return redis.error_reply(BAD_NEXT_DUE)
+    end
   end
   at = at + 5 + 3 * acks
 end

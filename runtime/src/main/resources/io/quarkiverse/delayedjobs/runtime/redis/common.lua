@@ -36,6 +36,10 @@ local LATEST_DUE = 253402300799999
 local MOST_PER_SHARD = 1000
 local BAD_DUE =
     'ERR due must be a whole number of ms, not negative, followed by at or in, and reach no later than 253402300799999'
+-- The next due time given with a delivery to acknowledge: '' or a due time, checked before anything is written
+-- (acknowledge() writes as it goes).
+local BAD_NEXT_DUE =
+    'ERR next due of an acknowledged job must be empty or a whole number of ms, not negative, no later than 253402300799999'
 local ID_SEPARATOR = '\255'
 
 -- The text of a whole number. Lua's own conversion prints a float; string.format('%d') is exact but costly, so the
