@@ -145,8 +145,10 @@ public interface DelayedJobsRuntimeConfig {
         Duration lease();
 
         /**
-         * The most jobs claimed by one script call, from 1 to 1000. An instance whose handlers finish quickly claims up
-         * to twice this many ahead of its free handlers.
+         * The most jobs due now that one claim of a shard takes, and the most it takes ahead of their due time, from 1
+         * to 1000. On a Redis Cluster each claim is a script call; with one Redis server, the claims of the shards a
+         * worker claims from in one round go in one call. An instance whose handlers finish quickly claims up to twice
+         * this many ahead of its free handlers.
          */
         @WithDefault("32")
         int batchSize();

@@ -423,16 +423,17 @@ final class QueueWorker {
     }
 
     /**
-     * Adds a claim from {@code shard} to the round that {@link #pump()} sends. The jobs it may take ahead are cut to
-     * what one call may carry for a shard, with {@code limit} ({@link JobStore#MOST_PER_SHARD}; {@code limit} is at
-     * most {@code batch-size}, which is no more).
+     * Adds a claim from {@code shard} to the round that {@link #pump()} sends. It takes at most {@code limit} jobs due
+     * now ({@code limit} is at most {@code batch-size}) and at most a batch of jobs ahead of their due time, so that
+     * a stretch of a busy shard comes in several claims; together no more than one call may carry for a shard
+     * ({@link JobStore#MOST_PER_SHARD}).
      */
     private void claim(int shard, int limit, long aheadMs, int aheadLimit) {
         claiming[shard] = true;
         claimsUnderWay++;
         reserved += limit;
-        round.add(new ClaimRequest(shard, limit, aheadMs, Math.min(aheadLimit, JobStore.MOST_PER_SHARD - limit),
-                takeAcks(shard)));
+        int ahead = Math.min(Math.min(aheadLimit, settings.batchSize()), JobStore.MOST_PER_SHARD - limit);
+        round.add(new ClaimRequest(shard, limit, aheadMs, ahead, takeAcks(shard)));
     }
 
     private void claimAnswered(ClaimRequest request, long sentAt, long sentNanos, AsyncResult<ClaimBatch> ar) {
