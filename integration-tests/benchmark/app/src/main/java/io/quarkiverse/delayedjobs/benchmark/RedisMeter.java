@@ -36,7 +36,8 @@ public final class RedisMeter implements AutoCloseable {
         return await(connection.send(request));
     }
 
-    public Counters snapshot() {
+    /** The server's counters and this process's CPU time, now. */
+    public Counters counters() {
         Request info = Request.cmd(Command.INFO);
         for (String section : Counters.INFO_SECTIONS) {
             info.arg(section);

@@ -120,11 +120,11 @@ final class Workloads {
         int n = options.jobs();
         meter.deleteKeys(keyPrefix + ":{" + ENQUEUE_QUEUE + "*");
         pause(SETTLE);
-        Counters before = meter.snapshot();
+        Counters before = meter.counters();
         long t0 = System.nanoTime();
         scheduleOverNextMinute(ENQUEUE_QUEUE, "w1-", n);
         long wall = System.nanoTime() - t0;
-        Counters after = meter.snapshot();
+        Counters after = meter.counters();
         enqueueRate = n / (wall / 1e9);
         out.phase("W1", n, wall, before, after, Map.of("window", options.window()));
         meter.deleteKeys(keyPrefix + ":{" + ENQUEUE_QUEUE + "*");
@@ -167,7 +167,7 @@ final class Workloads {
         long marginMs = (long) (1.5 * n / rate * 1000) + 2_000;
         tally.reset(0);
         pause(SETTLE);
-        Counters empty = meter.snapshot();
+        Counters empty = meter.counters();
         long loadStart = System.currentTimeMillis();
         long first = loadStart + marginMs;
         long last = first + DRAIN_SPREAD_MS - 1;
@@ -178,7 +178,7 @@ final class Workloads {
         });
         long loadEnd = System.currentTimeMillis();
         pause(SETTLE);
-        Counters loaded = meter.snapshot();
+        Counters loaded = meter.counters();
         load.put("usedMemoryDelta", loaded.usedMemory() - empty.usedMemory());
         load.put("loadRate", n / ((loadEnd - loadStart) / 1e3));
         boolean overran = System.currentTimeMillis() + 100 > first;
@@ -187,7 +187,7 @@ final class Workloads {
                     loadEnd - loadStart);
         }
         sleepUntil(first - 50);
-        Counters before = meter.snapshot();
+        Counters before = meter.counters();
         sleepUntil(first);
         long t0 = System.nanoTime();
         await("all " + n + " handlers started", () -> tally.started() >= n);
@@ -197,7 +197,7 @@ final class Workloads {
             return stats.running() == 0 && stats.nextDueAt().map(next -> next.toEpochMilli() > last).orElse(true);
         });
         long wall = System.nanoTime() - t0;
-        Counters after = meter.snapshot();
+        Counters after = meter.counters();
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("lastHandlerMs", handlersNanos / 1e6);
         extra.put("loadOverran", overran);
@@ -215,7 +215,7 @@ final class Workloads {
         Duration delay = Duration.ofSeconds(2);
         tally.reset(n);
         pause(SETTLE);
-        Counters before = meter.snapshot();
+        Counters before = meter.counters();
         long t0 = System.nanoTime();
         long startMs = System.currentTimeMillis();
         Semaphore inFlight = new Semaphore(perSecond);
@@ -241,7 +241,7 @@ final class Workloads {
         await("queue " + BenchHandler.QUEUE + " drained",
                 () -> scheduler.stats(BenchHandler.QUEUE).running() == 0, Duration.ofSeconds(15));
         long wall = System.nanoTime() - t0;
-        Counters after = meter.snapshot();
+        Counters after = meter.counters();
         long[] lateness = tally.sortedLateness();
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("expected", n);
@@ -300,7 +300,7 @@ final class Workloads {
             r.put("pending", size);
             r.put("pendingLoadSeconds", loadSeconds);
             r.put("settleSeconds", settleSeconds);
-            r.put("usedMemory", meter.snapshot().usedMemory());
+            r.put("usedMemory", meter.counters().usedMemory());
             out.write("W6", r);
         }
     }
