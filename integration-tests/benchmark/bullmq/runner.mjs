@@ -132,6 +132,17 @@ async function addOverNextMinute(queue, idPrefix, n) {
   });
 }
 
+/** A ready queue with a worker of CONCURRENCY handlers that do nothing; completed() counts the jobs they completed. */
+async function workedQueue(name) {
+  const queue = new Queue(name, { connection });
+  const worker = new Worker(name, async () => {}, { connection, concurrency: CONCURRENCY });
+  let completed = 0;
+  worker.on('completed', () => { completed++; });
+  await queue.waitUntilReady();
+  await worker.waitUntilReady();
+  return { queue, completed: () => completed, close: async () => { await worker.close(); await queue.close(); } };
+}
+
 /** W1: delayed jobs due over the next 60 s; no worker. */
 async function enqueue(meter) {
   const n = jobs;
@@ -161,17 +172,11 @@ async function warmUp(meter) {
     await unworked.close();
     await deleteKeys(meter, 'bull:bq-warm-up-enqueue:*');
 
-    const queue = new Queue('bq-warm-up', { connection });
-    let completed = 0;
-    const worker = new Worker('bq-warm-up', async () => {}, { connection, concurrency: CONCURRENCY });
-    worker.on('completed', () => { completed++; });
-    await queue.waitUntilReady();
-    await worker.waitUntilReady();
+    const { queue, completed, close } = await workedQueue('bq-warm-up');
     await issue(n, windowSize, (i) => queue.add('job', payload(i, Date.now()), { jobId: `warm-up-${i}`, delay: 1,
       removeOnComplete: true }));
-    await waitFor(`all ${n} warm-up jobs completed`, () => completed >= n, PHASE_LIMIT_MS);
-    await worker.close();
-    await queue.close();
+    await waitFor(`all ${n} warm-up jobs completed`, () => completed() >= n, PHASE_LIMIT_MS);
+    await close();
     await deleteKeys(meter, 'bull:bq-warm-up:*');
   }
 }
@@ -180,12 +185,7 @@ async function warmUp(meter) {
  * pending, then the time from that moment until the last completion. */
 async function drain(meter) {
   const n = jobs;
-  const queue = new Queue('bq-drain', { connection });
-  let completed = 0;
-  const worker = new Worker('bq-drain', async () => {}, { connection, concurrency: CONCURRENCY });
-  worker.on('completed', () => { completed++; });
-  await queue.waitUntilReady();
-  await worker.waitUntilReady();
+  const { queue, completed, close } = await workedQueue('bq-drain');
   const rate = enqueueRate > 0 ? enqueueRate : 5000;
   const marginMs = Math.round(1.5 * n / rate * 1000) + 2000;
   await sleep(SETTLE_MS);
@@ -207,12 +207,11 @@ async function drain(meter) {
   const before = await counters(meter);
   await sleep(first - Date.now());
   const t0 = performance.now();
-  await waitFor(`all ${n} jobs completed`, () => completed >= n, PHASE_LIMIT_MS);
+  await waitFor(`all ${n} jobs completed`, () => completed() >= n, PHASE_LIMIT_MS);
   const wall = performance.now() - t0;
   const after = await counters(meter);
   phase('W2', n, wall, before, after, { loadOverran: overran, loadRate: n / ((loadEnd - loadStart) / 1000) });
-  await worker.close();
-  await queue.close();
+  await close();
   await deleteKeys(meter, 'bull:bq-drain:*');
 }
 

@@ -125,7 +125,7 @@ public final class RedissonRunner {
             Consumers consumers = new Consumers(queue, message -> taken.incrementAndGet());
             Phases.issue(n, window, i -> delayed.offerAsync(Payloads.json(i, System.currentTimeMillis()), 1,
                     TimeUnit.MILLISECONDS));
-            Phases.await("all " + n + " warm-up elements taken", () -> taken.get() >= n, Phases.PHASE_LIMIT);
+            Phases.await("all " + n + " warm-up elements taken", () -> taken.get() >= n);
             consumers.stop();
             delayed.destroy();
             meter.deleteKeys("*rq-warm-up*");
@@ -190,7 +190,7 @@ public final class RedissonRunner {
         Counters before = meter.counters();
         Phases.sleepUntil(first);
         long t0 = System.nanoTime();
-        Phases.await("all " + n + " elements taken", () -> taken.get() >= n, Phases.PHASE_LIMIT);
+        Phases.await("all " + n + " elements taken", () -> taken.get() >= n);
         long wall = System.nanoTime() - t0;
         Counters after = meter.counters();
         Map<String, Object> extra = new LinkedHashMap<>();
