@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
@@ -41,6 +42,8 @@ public class JobStore implements AutoCloseable {
      * {@code common.lua}, which refuses more before it writes anything).
      */
     public static final int MOST_PER_SHARD = 1000;
+    /** How long after a failed script call of a queue each of its calls carries one shard (see shardsAloneUntil). */
+    private static final long SHARDS_ALONE_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final Redis redis;
     private final SharedConnection connection;
@@ -57,6 +60,12 @@ public class JobStore implements AutoCloseable {
     private final AtomicReference<ClockReading> lastClaimClock = new AtomicReference<>();
     /** Whether the shards live on several servers, whose clocks differ and which no one script call reaches. */
     private final boolean cluster;
+    /**
+     * Per queue, until when ({@link System#nanoTime()}) each script call carries one shard although one server holds
+     * them all: a call failed (on a shard's key of the wrong type, say), and one bad shard must not fail the claims
+     * and schedules of the others. Every failed call pushes the time back.
+     */
+    private final ConcurrentMap<String, Long> shardsAloneUntil = new ConcurrentHashMap<>();
 
     /**
      * {@code redis}: the configured Quarkus client; {@code options}: copies of its options, for the store's own
@@ -186,7 +195,7 @@ public class JobStore implements AutoCloseable {
         // The job joins its shard's waiting jobs at once, and the shard count is checked before they are sent, so
         // that the schedule calls of one id apply in the order they are made, even while a queue's check is under way.
         ScheduleBatches batches = scheduleBatches.computeIfAbsent(queue, q -> new ScheduleBatches(this, vertx,
-                keysOf(q), QueueSettings.of(config, q).scheduleLinger().toMillis(), !cluster));
+                keysOf(q), QueueSettings.of(config, q).scheduleLinger().toMillis()));
         if (lingerStopped) {
             batches.stopLingering(); // a queue first used after the stop, or made while it flushed
         }
@@ -202,13 +211,16 @@ public class JobStore implements AutoCloseable {
 
     /** Creates or updates a recurring job, armed (when new or changed) at its first occurrence by the Redis clock. */
     public Future<Scheduled> recurring(String queue, String id, String payload, CronSchedule schedule) {
-        return queue(queue).compose(k -> time().compose(now -> {
-            int shard = k.shardOf(id);
+        // The clock first: a cron with no time left is refused before the queue's first use records its shard count.
+        return time().compose(now -> {
             long first = schedule.next(Instant.ofEpochMilli(now)).orElseThrow(() -> new IllegalArgumentException(
                     "cron must match some time after now, '" + schedule.expression() + "' matches none")).toEpochMilli();
-            return run(Script.RECURRING, k.shard(shard),
-                    List.of(id, payload, schedule.encode(), first, k.wakeChannel(), shard));
-        })).map(r -> new Scheduled(ScheduleResult.valueOf(r.get(0).toString()), r.get(1).toLong()));
+            return queue(queue).compose(k -> {
+                int shard = k.shardOf(id);
+                return run(Script.RECURRING, k.shard(shard),
+                        List.of(id, payload, schedule.encode(), first, k.wakeChannel(), shard));
+            });
+        }).map(r -> new Scheduled(ScheduleResult.valueOf(r.get(0).toString()), r.get(1).toLong()));
     }
 
     /**
@@ -385,12 +397,28 @@ public class JobStore implements AutoCloseable {
     }
 
     /**
+     * Whether one script call may carry several shards of the queue: one server holds them all, and no call of the
+     * queue failed within the last minute.
+     */
+    boolean shardsTogether(String queue) {
+        return !cluster && shardsAloneUntil.getOrDefault(queue, 0L) - System.nanoTime() <= 0;
+    }
+
+    /** A script call of the queue failed: for a minute from now, each call carries one shard. */
+    void callFailed(String queue) {
+        if (!cluster) {
+            shardsAloneUntil.put(queue, System.nanoTime() + SHARDS_ALONE_NANOS);
+        }
+    }
+
+    /**
      * Claims from several shards of a queue: in one script call when one Redis server holds every shard, which saves
      * Redis a call's fixed cost per shard (the larger part of a claim of a few jobs); on a cluster, where the shards
-     * live on different nodes, in one call per shard. Returns each request's batch, in the order of the requests.
+     * live on different nodes, in one call per shard; and for a minute after a call of the queue failed (see
+     * {@link #shardsTogether(String)}). Returns each request's batch, in the order of the requests.
      */
     public List<Future<ClaimBatch>> claim(QueueKeys k, QueueSettings settings, List<ClaimRequest> requests) {
-        if (cluster) {
+        if (requests.size() == 1 || !shardsTogether(k.queue())) {
             return requests.stream().map(request -> claimCall(k, settings, List.of(request)).map(l -> l.get(0)))
                     .toList();
         }
@@ -414,7 +442,7 @@ public class JobStore implements AutoCloseable {
                     request.acks().size()));
             addAcks(args, request.acks());
         }
-        return run(Script.CLAIM, keys, args).map(r -> {
+        return run(Script.CLAIM, keys, args).onFailure(e -> callFailed(k.queue())).map(r -> {
             ClockReading clock = new ClockReading(r.get(0).toLong(), System.nanoTime());
             lastClaimClock.set(clock);
             List<ClaimBatch> batches = new ArrayList<>(requests.size());

@@ -21,7 +21,8 @@ import io.vertx.redis.client.Response;
  * jobs became ready to go. A job scheduled when no call is under way goes at once; while others are, it goes from
  * the event loop of the connection, with the jobs scheduled until that loop takes it (a producer thread's burst then
  * shares a call instead of taking one call per free place). When one Redis server holds every shard, the jobs of all
- * the shards ready to go share one call; on a cluster each shard's go in a call of their own. Many concurrent
+ * the shards ready to go share one call; on a cluster, and for a minute after a call of the queue failed (a shard's
+ * key of the wrong type must not fail the others' jobs), each shard's go in a call of their own. Many concurrent
  * producers thus pay the script call once per batch, and the batches grow with the load. With a
  * {@code schedule-linger}, a job due later than {@value #LINGER_FLOOR_MS} ms also waits up to the linger for others,
  * and then the waiting jobs of every shard go: a steady stream of jobs reaches Redis in one call per linger (one per
@@ -69,8 +70,6 @@ final class ScheduleBatches {
     private final Context context;
     private final JobStore store;
     private final QueueKeys keys;
-    /** Whether one call may carry the jobs of several shards: one server holds them all (not a cluster). */
-    private final boolean shardsTogether;
     private final Shard[] shards;
     /** Shards whose waiting jobs are to go, in the order they became so; none of them has a call under way. */
     private final Queue<Shard> ready = new ArrayDeque<>();
@@ -81,13 +80,12 @@ final class ScheduleBatches {
     private volatile long lingerMs;
     private boolean flushArmed;
 
-    ScheduleBatches(JobStore store, Vertx vertx, QueueKeys keys, long lingerMs, boolean shardsTogether) {
+    ScheduleBatches(JobStore store, Vertx vertx, QueueKeys keys, long lingerMs) {
         this.vertx = vertx;
         this.context = store.connectionContext();
         this.store = store;
         this.keys = keys;
         this.lingerMs = lingerMs;
-        this.shardsTogether = shardsTogether;
         this.shards = new Shard[keys.shards()];
         for (int s = 0; s < shards.length; s++) {
             shards[s] = new Shard(s);
@@ -190,6 +188,7 @@ final class ScheduleBatches {
      */
     private List<Call> takeCalls() {
         List<Call> calls = null;
+        boolean shardsTogether = !ready.isEmpty() && store.shardsTogether(keys.queue());
         while (callsUnderWay < MAX_CALLS_UNDER_WAY && !ready.isEmpty()) {
             List<Part> parts = new ArrayList<>(shardsTogether ? ready.size() : 1);
             do {
@@ -271,7 +270,11 @@ final class ScheduleBatches {
             }
             return store.queue(keys.queue()).compose(checked -> store.run(Script.SCHEDULE, callKeys, args))
                     .onComplete(ar -> {
-                        if (ar.failed() && jobs.size() > 1 && refusedDue(ar.cause())) {
+                        boolean refused = ar.failed() && refusedDue(ar.cause());
+                        if (ar.failed() && !refused) {
+                            store.callFailed(keys.queue());
+                        }
+                        if (refused && jobs.size() > 1) {
                             // One delay ends past the latest due time by the Redis clock, though not by this
                             // JVM's when it was checked: the script refused the call before writing anything. Each
                             // job goes alone, so that only that one fails.
