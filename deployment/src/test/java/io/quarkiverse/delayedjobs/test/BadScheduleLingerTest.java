@@ -10,8 +10,8 @@ import io.quarkiverse.delayedjobs.Delayed;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
- * A schedule linger beyond 100 ms stops the application at startup with a message naming the queue, the setting, the
- * rule and the value: each schedule call would complete that much later.
+ * A default schedule linger beyond 100 ms stops the application at startup with a message naming the key, the rule
+ * and the value: each schedule call would complete that much later.
  */
 public class BadScheduleLingerTest {
 
@@ -21,8 +21,7 @@ public class BadScheduleLingerTest {
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "bad-linger")
             .overrideConfigKey("quarkus.delayed-jobs.schedule-linger", "1s")
-            .assertException(refusedWith("quarkus.delayed-jobs settings"
-                    + " of queue 'lingering': schedule-linger must be between 0 and PT0.1S, was PT1S"));
+            .assertException(refusedWith("quarkus.delayed-jobs.schedule-linger must be between 0 and PT0.1S, was PT1S"));
 
     static class Lingering {
         @Delayed("lingering")

@@ -16,6 +16,12 @@ public final class JobArguments {
     public static final int MAX_ID_BYTES = 512;
     public static final int MAX_LIST_LIMIT = 10_000;
     static final Instant LATEST_DUE = Instant.parse("9999-12-31T23:59:59.999Z");
+    /**
+     * The latest end of a delay, a day before {@link #LATEST_DUE}: Redis measures a delay by its own clock, from when
+     * the call reaches it, so a delay checked against this JVM's clock up to the latest due time itself could end past
+     * it there and be refused by the script, after the queue's first use was recorded.
+     */
+    static final Instant LATEST_DELAY_END = LATEST_DUE.minus(Duration.ofDays(1));
 
     private JobArguments() {
     }
@@ -106,14 +112,15 @@ public final class JobArguments {
         if (delay.isNegative()) {
             throw new IllegalArgumentException("delay must not be negative, was " + delay);
         }
-        // Compared field by field: Duration.between(now, LATEST_DUE) overflows nanoseconds and throws, inside, an
-        // exception per call. The two fractions of a second may add up to more than one: that second counts too.
+        // Compared field by field: Duration.between(now, LATEST_DELAY_END) overflows nanoseconds and throws, inside,
+        // an exception per call. The two fractions of a second may add up to more than one: that second counts too.
         Instant now = Instant.now();
         int nanos = now.getNano() + delay.getNano();
-        long room = LATEST_DUE.getEpochSecond() - now.getEpochSecond() - nanos / 1_000_000_000;
+        long room = LATEST_DELAY_END.getEpochSecond() - now.getEpochSecond() - nanos / 1_000_000_000;
         if (delay.getSeconds() > room
-                || delay.getSeconds() == room && nanos % 1_000_000_000 > LATEST_DUE.getNano()) {
-            throw new IllegalArgumentException("delay must end before " + LATEST_DUE + ", was " + delay);
+                || delay.getSeconds() == room && nanos % 1_000_000_000 > LATEST_DELAY_END.getNano()) {
+            throw new IllegalArgumentException("delay must end before " + LATEST_DELAY_END
+                    + " (a day before the latest due time, as Redis measures it by its own clock), was " + delay);
         }
         return roundedUp(delay.toMillis(), delay.getNano());
     }

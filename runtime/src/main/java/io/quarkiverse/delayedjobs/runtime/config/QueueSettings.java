@@ -2,6 +2,7 @@ package io.quarkiverse.delayedjobs.runtime.config;
 
 import java.time.Duration;
 
+import io.quarkiverse.delayedjobs.runtime.JobArguments;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 
 /**
@@ -16,22 +17,48 @@ public record QueueSettings(int shards, Duration lease, int batchSize, int concu
     private static final Duration MAX_SCHEDULE_LINGER = Duration.ofMillis(100);
 
     public static QueueSettings of(DelayedJobsRuntimeConfig config, String queue) {
-        DelayedJobsRuntimeConfig.QueueDefaults d = config.defaults();
         DelayedJobsRuntimeConfig.QueueOverrides o = config.queues().get(queue);
-        QueueSettings s = o == null
-                ? new QueueSettings(d.shards(), d.lease(), d.batchSize(), d.concurrency(), d.claimAhead(),
-                        d.scheduleLinger(), d.maxAttempts(), d.backoff().initial(), d.backoff().max())
-                : new QueueSettings(o.shards().orElse(d.shards()), o.lease().orElse(d.lease()),
-                        o.batchSize().orElse(d.batchSize()), o.concurrency().orElse(d.concurrency()),
-                        o.claimAhead().orElse(d.claimAhead()),
-                        o.scheduleLinger().orElse(d.scheduleLinger()), o.maxAttempts().orElse(d.maxAttempts()),
-                        o.backoff().initial().orElse(d.backoff().initial()), o.backoff().max().orElse(d.backoff().max()));
-        s.check(queue);
+        if (o == null) {
+            return defaults(config);
+        }
+        DelayedJobsRuntimeConfig.QueueDefaults d = config.defaults();
+        QueueSettings s = new QueueSettings(o.shards().orElse(d.shards()), o.lease().orElse(d.lease()),
+                o.batchSize().orElse(d.batchSize()), o.concurrency().orElse(d.concurrency()),
+                o.claimAhead().orElse(d.claimAhead()),
+                o.scheduleLinger().orElse(d.scheduleLinger()), o.maxAttempts().orElse(d.maxAttempts()),
+                o.backoff().initial().orElse(d.backoff().initial()), o.backoff().max().orElse(d.backoff().max()));
+        s.check("quarkus.delayed-jobs settings of queue '" + queue + "': ");
         return s;
     }
 
-    private void check(String queue) {
-        String where = "quarkus.delayed-jobs settings of queue '" + queue + "': ";
+    /**
+     * Checks the defaults and the overrides of every queue named in the configuration, whether this instance handles
+     * it or not: a setting out of its range stops the application at startup rather than failing the first call on
+     * that queue.
+     */
+    public static void checkConfigured(DelayedJobsRuntimeConfig config) {
+        defaults(config);
+        for (String queue : config.queues().keySet()) {
+            try {
+                JobArguments.queue(queue);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(
+                        "quarkus.delayed-jobs.queues.\"" + queue + "\" names no queue: " + e.getMessage());
+            }
+            of(config, queue);
+        }
+    }
+
+    private static QueueSettings defaults(DelayedJobsRuntimeConfig config) {
+        DelayedJobsRuntimeConfig.QueueDefaults d = config.defaults();
+        QueueSettings s = new QueueSettings(d.shards(), d.lease(), d.batchSize(), d.concurrency(), d.claimAhead(),
+                d.scheduleLinger(), d.maxAttempts(), d.backoff().initial(), d.backoff().max());
+        s.check("quarkus.delayed-jobs.");
+        return s;
+    }
+
+    /** {@code where}: what the messages start with, the queue's settings or the prefix of the default keys. */
+    private void check(String where) {
         if (shards < 1 || shards > 1024) {
             throw new IllegalArgumentException(where + "shards must be between 1 and 1024, was " + shards);
         }

@@ -103,6 +103,7 @@ public class JobStore implements AutoCloseable {
             throw new IllegalArgumentException("quarkus.delayed-jobs.max-payload-size must be at least 1 byte, was "
                     + config.maxPayloadSize().asLongValue());
         }
+        QueueSettings.checkConfigured(config);
         this.redis = redis;
         this.vertx = vertx;
         this.connection = new SharedConnection(options, vertx,

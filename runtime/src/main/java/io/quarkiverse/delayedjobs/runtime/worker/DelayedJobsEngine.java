@@ -66,6 +66,8 @@ public class DelayedJobsEngine {
     }
 
     void start(@Observes StartupEvent event) throws Exception {
+        // Checked whether or not this instance runs workers: a mistake stops it now, in every instance.
+        OccurrencePlanner planner = new OccurrencePlanner(config.catchUpLimit());
         if (registry.handlers().isEmpty()) {
             LOG.debug("No @Delayed handlers in this application: no delayed-jobs workers started");
             return;
@@ -81,7 +83,6 @@ public class DelayedJobsEngine {
                 registerSchedule(handler);
             }
         }
-        OccurrencePlanner planner = new OccurrencePlanner(config.catchUpLimit());
         dueTimer = new DueTimer();
         Map<String, QueueWorker> byChannel = new HashMap<>();
         List<StartedWorker> views = new ArrayList<>();
@@ -123,8 +124,19 @@ public class DelayedJobsEngine {
 
     /** Every instance registers the static schedules; the script keeps the armed occurrence when nothing changed. */
     private void registerSchedule(HandlerDefinition handler) throws Exception {
-        CronSchedule schedule = CronSchedule.ofAnyTime(ConfigExpressions.resolve(handler.cron()),
-                handler.timeZone() == null ? null : ConfigExpressions.resolve(handler.timeZone()), handler.misfire());
+        CronSchedule schedule;
+        try {
+            schedule = CronSchedule.ofAnyTime(ConfigExpressions.resolve(handler.cron()),
+                    handler.timeZone() == null ? null : ConfigExpressions.resolve(handler.timeZone()),
+                    handler.misfire());
+        } catch (IllegalArgumentException e) {
+            // Values from config expressions, which the build could not check: say whose and where they came from.
+            throw new IllegalArgumentException("The static schedule of " + handler.method() + " (cron = \""
+                    + handler.cron() + "\"" + (handler.timeZone() == null ? ""
+                            : ", timeZone = \"" + handler.timeZone()
+                                    + "\"")
+                    + "): " + e.getMessage(), e);
+        }
         if (schedule.next(Instant.now()).isEmpty()) {
             // A schedule limited to a year, deployed after it: nothing to arm, and no reason to refuse to start. A job
             // of an earlier, other definition goes, as a change replaces it: it would go on firing.
