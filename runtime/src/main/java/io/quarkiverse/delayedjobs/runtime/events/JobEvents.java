@@ -1,11 +1,19 @@
 package io.quarkiverse.delayedjobs.runtime.events;
 
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Type;
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.event.Event;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.spi.EventContext;
+import jakarta.enterprise.inject.spi.EventMetadata;
+import jakarta.enterprise.inject.spi.InjectionPoint;
 import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
@@ -17,6 +25,8 @@ import io.quarkiverse.delayedjobs.JobSucceeded;
 import io.quarkiverse.delayedjobs.runtime.JobListener;
 import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
 import io.quarkus.arc.Arc;
+import io.quarkus.arc.InjectableObserverMethod;
+import io.quarkus.arc.ManagedContext;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -26,7 +36,8 @@ import io.vertx.core.WorkerExecutor;
  * Fires {@link JobSucceeded}, {@link JobFailed} and {@link JobDeadLettered}. An event nobody observes costs nothing.
  * Synchronous observers run on threads of their own, never on the event loop of the queue worker that told of the job
  * nor on the worker pool, so that an observer may block (write to a database, say) without holding up the claims or the
- * handlers; they see the events of one job in order, those of different jobs side by side.
+ * handlers; they see the events of one job in order, those of different jobs side by side. Each is told on its own:
+ * one that throws is logged, and the observers after it are told all the same.
  */
 @Singleton
 public class JobEvents implements JobListener {
@@ -116,7 +127,7 @@ public class JobEvents implements JobListener {
     /** Tells the synchronous observers on one of their threads, unordered with the events of other jobs. */
     private <T> void notifySync(Kind<T> kind, T event, String key, Promise<Void> notified) {
         observerThreads.executeBlocking(() -> {
-            kind.event.fire(event);
+            notifyEach(kind, event);
             return null;
         }, false).onComplete(ar -> {
             if (ar.failed()) {
@@ -127,17 +138,78 @@ public class JobEvents implements JobListener {
         });
     }
 
+    /**
+     * Tells each synchronous observer in the order of their priorities, within a request context as CDI's own
+     * {@code fire()} does; unlike {@code fire()}, which stops at the first observer that throws, it tells the others
+     * too.
+     */
+    @SuppressWarnings({ "unchecked", "rawtypes" })
+    private <T> void notifyEach(Kind<T> kind, T event) {
+        ManagedContext requestContext = Arc.container().requestContext();
+        boolean activated = !requestContext.isActive();
+        if (activated) {
+            requestContext.activate();
+        }
+        try {
+            EventContext context = new Context<>(event, kind.metadata);
+            for (InjectableObserverMethod<? super T> observer : kind.syncObservers) {
+                try {
+                    ((InjectableObserverMethod) observer).notify(context);
+                } catch (Exception e) {
+                    LOG.warnf(e, "An observer of %s failed: %s", event, observer);
+                }
+            }
+        } finally {
+            if (activated) {
+                requestContext.terminate();
+            }
+        }
+    }
+
+    private record Context<T>(T event, EventMetadata metadata) implements EventContext<T> {
+
+        @Override
+        public T getEvent() {
+            return event;
+        }
+
+        @Override
+        public EventMetadata getMetadata() {
+            return metadata;
+        }
+    }
+
     /** One event type, and which kinds of observers it has: they are known once the application is built. */
     private static final class Kind<T> {
         final Event<T> event;
+        /** In the order they are told in: by their priorities. */
+        final List<InjectableObserverMethod<? super T>> syncObservers;
         final boolean sync;
         final boolean async;
+        final EventMetadata metadata;
 
         Kind(Class<T> type, Event<T> event) {
             this.event = event;
-            var observers = Arc.container().resolveObserverMethods(type);
-            this.sync = observers.stream().anyMatch(o -> !o.isAsync());
+            List<InjectableObserverMethod<? super T>> observers = Arc.container().resolveObserverMethods(type);
+            this.syncObservers = observers.stream().filter(o -> !o.isAsync()).sorted().toList();
+            this.sync = !syncObservers.isEmpty();
             this.async = observers.stream().anyMatch(o -> o.isAsync());
+            this.metadata = new EventMetadata() {
+                @Override
+                public Set<Annotation> getQualifiers() {
+                    return Set.of(Any.Literal.INSTANCE);
+                }
+
+                @Override
+                public InjectionPoint getInjectionPoint() {
+                    return null;
+                }
+
+                @Override
+                public Type getType() {
+                    return type;
+                }
+            };
         }
 
         boolean observed() {

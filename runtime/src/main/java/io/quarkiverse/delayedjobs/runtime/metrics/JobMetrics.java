@@ -14,8 +14,12 @@ import org.jboss.logging.Logger;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.noop.NoopCounter;
+import io.micrometer.core.instrument.noop.NoopTimer;
 import io.quarkiverse.delayedjobs.JobContext;
 import io.quarkiverse.delayedjobs.QueueStats;
 import io.quarkiverse.delayedjobs.ScheduleResult;
@@ -103,11 +107,38 @@ public class JobMetrics implements JobListener {
     private Counter[] scheduleCounters(String queue) {
         Counter[] counters = new Counter[ScheduleResult.values().length];
         for (ScheduleResult result : ScheduleResult.values()) {
-            counters[result.ordinal()] = Counter.builder("delayed.jobs.scheduled")
-                    .description("Schedule calls, by their result").tag("queue", queue)
-                    .tag("result", result.name().toLowerCase(Locale.ROOT)).register(registry);
+            counters[result.ordinal()] = counter("delayed.jobs.scheduled", "Schedule calls, by their result",
+                    Tags.of("queue", queue, "result", result.name().toLowerCase(Locale.ROOT)));
         }
         return counters;
+    }
+
+    /**
+     * Registers a counter. One that Micrometer refuses (an application meter of another type has its name and tags,
+     * say) is logged once and counts nothing, and the other meters of its queue count all the same.
+     */
+    private Counter counter(String name, String description, Tags tags) {
+        try {
+            return Counter.builder(name).description(description).tags(tags).register(registry);
+        } catch (RuntimeException e) {
+            refused(name, tags, e);
+            return new NoopCounter(new Meter.Id(name, tags, null, description, Meter.Type.COUNTER));
+        }
+    }
+
+    /** Registers a timer, as {@link #counter} a counter. */
+    private Timer timer(String name, String description, Tags tags) {
+        try {
+            return Timer.builder(name).description(description).tags(tags).register(registry);
+        } catch (RuntimeException e) {
+            refused(name, tags, e);
+            return new NoopTimer(new Meter.Id(name, tags, null, description, Meter.Type.TIMER));
+        }
+    }
+
+    private static void refused(String name, Tags tags, RuntimeException e) {
+        LOG.warnf(e, "Could not register the meter %s %s; it is left out, the jobs and the other meters go on: %s",
+                name, tags, e.getMessage());
     }
 
     private final class QueueMeters {
@@ -120,22 +151,17 @@ public class JobMetrics implements JobListener {
         final Timer duration;
 
         QueueMeters(String queue) {
-            started = counter("delayed.jobs.started", "Deliveries handed to a handler", queue);
-            succeeded = counter("delayed.jobs.succeeded", "Deliveries whose handler succeeded", queue);
-            failed = counter("delayed.jobs.failed", "Deliveries whose handler failed", queue);
+            Tags tags = Tags.of("queue", queue);
+            started = counter("delayed.jobs.started", "Deliveries handed to a handler", tags);
+            succeeded = counter("delayed.jobs.succeeded", "Deliveries whose handler succeeded", tags);
+            failed = counter("delayed.jobs.failed", "Deliveries whose handler failed", tags);
             retried = counter("delayed.jobs.retried", "Failed deliveries whose job is due again after a backoff",
-                    queue);
+                    tags);
             deadLettered = counter("delayed.jobs.dead.lettered",
-                    "Failed deliveries whose job went to the dead letters", queue);
-            lateness = Timer.builder("delayed.jobs.lateness")
-                    .description("How long after its due time the first delivery of a job started")
-                    .tag("queue", queue).register(registry);
-            duration = Timer.builder("delayed.jobs.duration").description("How long handlers ran")
-                    .tag("queue", queue).register(registry);
-        }
-
-        private Counter counter(String name, String description, String queue) {
-            return Counter.builder(name).description(description).tag("queue", queue).register(registry);
+                    "Failed deliveries whose job went to the dead letters", tags);
+            lateness = timer("delayed.jobs.lateness",
+                    "How long after its due time the first delivery of a job started", tags);
+            duration = timer("delayed.jobs.duration", "How long handlers ran", tags);
         }
     }
 
@@ -155,7 +181,7 @@ public class JobMetrics implements JobListener {
                     .strongReference(true).register(registry);
         } catch (RuntimeException e) {
             // A meter of the application with this name and another type, say: the jobs run all the same.
-            LOG.warnf(e, "Could not register the gauge %s of queue %s", name, queue);
+            refused(name, Tags.of("queue", queue), e);
         }
     }
 
