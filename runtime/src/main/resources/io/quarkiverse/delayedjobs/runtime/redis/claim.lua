@@ -75,7 +75,16 @@ local function claim(ids, dues, attempts, payloads, expired)
           'lease expired on attempt ' .. attempts[k] .. ' of ' .. maxAttempts, now, deadShare, retention)
     else
       -- Numbers become text through decimal(): Lua's own number-to-text conversion is a costly floating-point print.
-      batch = batch or decimal(redis.call('INCR', shardKeys[6]))
+      if not batch then
+        local number = redis.call('INCR', shardKeys[6])
+        -- A counter just made: the shard's first claim, or Redis lost its data. It starts at 100 times the clock in
+        -- ms, past any number a lost one reached (a shard makes fewer than 100 claims a ms), so that no token of a
+        -- delivery still running somewhere is given again.
+        if number == 1 then
+          number = redis.call('INCRBY', shardKeys[6], decimal(now * 100))
+        end
+        batch = decimal(number)
+      end
       claimed = claimed + 1
       claimedIds[claimed] = id
       local attempt = attempts[k] + 1
