@@ -632,6 +632,13 @@ final class QueueWorker {
     /** Records the outcome of a delivery; the caller starts waiting jobs and pumps. */
     private void finished(Delivery delivery, Throwable failure, double handlerMs) {
         running.remove(key(delivery.shard(), delivery.token()));
+        if (failure == null && delivery.leaseLost()) {
+            // The handler was told its outcome may not be recorded, and may have stopped early on it: its success
+            // does not remove the job, which runs again, as after a failure (fenced: a job another delivery now
+            // holds, or one cancelled or replaced, is left alone).
+            failure = new IllegalStateException(
+                    "the delivery lost its lease while it ran (JobContext.leaseLost()): its success is not recorded");
+        }
         Claimed job = delivery.job();
         JobListener listener = dispatcher.listener();
         if (failure == null) {
