@@ -142,6 +142,11 @@ public class JobStore implements AutoCloseable {
         return keys;
     }
 
+    /** Forgets which queues' shard counts were checked: Redis may have lost them (a restart without its data). */
+    public void checkShardCountsAgain() {
+        queues.clear();
+    }
+
     private QueueKeys keysOf(String queue) {
         return new QueueKeys(config.keyPrefix(), queue, QueueSettings.of(config, queue).shards());
     }

@@ -14,7 +14,6 @@ import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
-import io.quarkiverse.delayedjobs.ScheduleResult;
 import io.quarkiverse.delayedjobs.runtime.HandlerDefinition;
 import io.quarkiverse.delayedjobs.runtime.HandlerRegistry;
 import io.quarkiverse.delayedjobs.runtime.JobListener;
@@ -80,7 +79,7 @@ public class DelayedJobsEngine {
         for (HandlerDefinition handler : registry.handlers()) {
             queues.add(await(store.queue(handler.queue())));
             if (handler.cron() != null) {
-                registerSchedule(handler);
+                await(registerSchedule(handler));
             }
         }
         dueTimer = new DueTimer();
@@ -95,7 +94,7 @@ public class DelayedJobsEngine {
             views.add(new StartedWorker(keys.queue(), worker.context(), worker::stopped));
             byChannel.put(keys.wakeChannel(), worker);
         }
-        wakeListener = new WakeListener(store, vertx, byChannel);
+        wakeListener = new WakeListener(store, vertx, byChannel, this::resubscribed);
         await(wakeListener.start());
         heartbeatTimer = vertx.setPeriodic(config.pollInterval().toMillis(), id -> wakeListener.checkHeartbeat());
         workers.forEach(QueueWorker::start);
@@ -123,7 +122,7 @@ public class DelayedJobsEngine {
     }
 
     /** Every instance registers the static schedules; the script keeps the armed occurrence when nothing changed. */
-    private void registerSchedule(HandlerDefinition handler) throws Exception {
+    private Future<Void> registerSchedule(HandlerDefinition handler) {
         CronSchedule schedule;
         try {
             schedule = CronSchedule.ofAnyTime(ConfigExpressions.resolve(handler.cron()),
@@ -140,15 +139,33 @@ public class DelayedJobsEngine {
         if (schedule.next(Instant.now()).isEmpty()) {
             // A schedule limited to a year, deployed after it: nothing to arm, and no reason to refuse to start. A job
             // of an earlier, other definition goes, as a change replaces it: it would go on firing.
-            boolean kept = await(store.endedRecurring(handler.queue(), handler.queue(), "null", schedule));
-            LOG.infof("The recurring schedule '%s' of %s has ended: nothing is armed", schedule.expression(),
-                    handler.method());
-            LOG.debugf("Recurring schedule '%s' of %s: %s", schedule.encode(), handler.method(),
-                    kept ? "its job with its last occurrence is kept" : "no job left");
-            return;
+            return store.endedRecurring(handler.queue(), handler.queue(), "null", schedule).map(kept -> {
+                LOG.infof("The recurring schedule '%s' of %s has ended: nothing is armed", schedule.expression(),
+                        handler.method());
+                LOG.debugf("Recurring schedule '%s' of %s: %s", schedule.encode(), handler.method(),
+                        kept ? "its job with its last occurrence is kept" : "no job left");
+                return null;
+            });
         }
-        ScheduleResult result = await(store.recurring(handler.queue(), handler.queue(), "null", schedule)).result();
-        LOG.debugf("Recurring schedule '%s' of %s: %s", schedule.encode(), handler.method(), result);
+        return store.recurring(handler.queue(), handler.queue(), "null", schedule).map(scheduled -> {
+            LOG.debugf("Recurring schedule '%s' of %s: %s", schedule.encode(), handler.method(), scheduled.result());
+            return null;
+        });
+    }
+
+    /**
+     * The wake subscription opened again after a lost connection, perhaps to a Redis that restarted without its data:
+     * the shard counts are checked (and recorded) again at the next use of each queue, and the static schedules
+     * registered again, which keeps one still armed as it is.
+     */
+    private void resubscribed() {
+        store.checkShardCountsAgain();
+        for (HandlerDefinition handler : registry.handlers()) {
+            if (handler.cron() != null) {
+                registerSchedule(handler).onFailure(e -> LOG.warnf(e,
+                        "Could not register the static schedule of %s again after Redis came back", handler.method()));
+            }
+        }
     }
 
     void stop(@Observes ShutdownEvent event) {

@@ -18,7 +18,8 @@ import io.vertx.redis.client.ResponseType;
 /**
  * Listens on the wake channels of the handled queues, where the scripts publish {@code shard:dueMs} when a shard gets
  * an earlier head, and {@code shard:-token} when a job claimed ahead of its due time ended before it. After a lost
- * connection it reconnects and makes every worker look at all its shards, since news may have been missed meanwhile.
+ * connection it reconnects and, once Redis confirmed the new subscription, makes every worker look at all its shards,
+ * since news may have been missed meanwhile, and tells the engine (Redis may have restarted without its data).
  * A heartbeat every poll interval proves that the subscription still delivers, so that idle workers need not look at
  * their shards to be sure they missed nothing.
  */
@@ -33,6 +34,10 @@ final class WakeListener {
     private final JobStore store;
     private final Vertx vertx;
     private final Map<String, QueueWorker> workers;
+    /** Told once a subscription opened again after a lost connection is confirmed. */
+    private final Runnable resubscribed;
+    /** Set by a reconnect: the next confirmed subscription makes the workers look at all their shards. */
+    private volatile boolean lookAgain;
     /** A channel of this instance's own, to prove that the subscription still delivers. */
     private final String heartbeatChannel;
     private volatile RedisConnection connection;
@@ -42,11 +47,12 @@ final class WakeListener {
     private volatile long heartbeatsSent;
     private volatile long heartbeatReceived;
 
-    WakeListener(JobStore store, Vertx vertx, Map<String, QueueWorker> workers) {
+    WakeListener(JobStore store, Vertx vertx, Map<String, QueueWorker> workers, Runnable resubscribed) {
         this.redis = store.redis();
         this.store = store;
         this.vertx = vertx;
         this.workers = workers;
+        this.resubscribed = resubscribed;
         this.heartbeatChannel = store.config().keyPrefix() + ":heartbeat:" + UUID.randomUUID();
     }
 
@@ -83,6 +89,12 @@ final class WakeListener {
         String channel = message.get(1).toString();
         if ("subscribe".equals(kind) && channel.equals(heartbeatChannel)) {
             subscribed = conn; // Redis took the whole SUBSCRIBE: a heartbeat published from now on comes back
+            if (lookAgain) {
+                // Only now: a claim that Redis ran before the subscription could have missed a wake-up in between.
+                lookAgain = false;
+                workers.values().forEach(QueueWorker::wakeAll);
+                resubscribed.run();
+            }
             return;
         }
         if (!"message".equals(kind)) {
@@ -118,7 +130,8 @@ final class WakeListener {
             if (stopped) {
                 return;
             }
-            start().onSuccess(v -> workers.values().forEach(QueueWorker::wakeAll)).onFailure(e -> {
+            lookAgain = true;
+            start().onFailure(e -> {
                 if (!stopped) {
                     LOG.warnf("Could not listen on the delayed-jobs wake channels (%s); retrying", e.getMessage());
                     reconnectLater();
