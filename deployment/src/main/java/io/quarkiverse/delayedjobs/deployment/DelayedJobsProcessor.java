@@ -38,6 +38,7 @@ import io.quarkiverse.delayedjobs.MisfirePolicy;
 import io.quarkiverse.delayedjobs.runtime.DelayedJobsRecorder;
 import io.quarkiverse.delayedjobs.runtime.DelayedSchedulerImpl;
 import io.quarkiverse.delayedjobs.runtime.ExecutionModel;
+import io.quarkiverse.delayedjobs.runtime.GuardedListeners;
 import io.quarkiverse.delayedjobs.runtime.HandlerDefinition;
 import io.quarkiverse.delayedjobs.runtime.HandlerRegistry;
 import io.quarkiverse.delayedjobs.runtime.JobArguments;
@@ -102,7 +103,7 @@ class DelayedJobsProcessor {
             BuildProducer<UnremovableBeanBuildItem> unremovable) {
         beans.produce(AdditionalBeanBuildItem.builder().setUnremovable()
                 .addBeanClasses(PayloadCodec.class, ReactiveDelayedSchedulerImpl.class, DelayedSchedulerImpl.class,
-                        DelayedJobsEngine.class, RedisClientOptions.class, JobEvents.class)
+                        DelayedJobsEngine.class, RedisClientOptions.class, JobEvents.class, GuardedListeners.class)
                 .build());
         autoScopes.produce(AutoAddScopeBuildItem.builder().containsAnnotations(DELAYED).defaultScope(BuiltinScope.SINGLETON)
                 .unremovable().reason("Found @Delayed methods").build());

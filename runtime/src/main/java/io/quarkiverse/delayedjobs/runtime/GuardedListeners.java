@@ -3,19 +3,26 @@ package io.quarkiverse.delayedjobs.runtime;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import jakarta.enterprise.inject.Typed;
+import jakarta.inject.Singleton;
+
 import org.jboss.logging.Logger;
 
 import io.quarkiverse.delayedjobs.JobContext;
 import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkus.arc.All;
 
 /**
  * Tells each listener in turn, and keeps what one throws from going further. The engine tells its listeners between
  * the steps of a job (before its handler runs, before its acknowledgement or retry is written), and a producer before
  * its {@code schedule} call returns: a listener that throws (Micrometer refusing a meter, say) would otherwise fail a
  * job whose handler never ran, leave a finished one claimed until its lease ends, fail a schedule call that Redis took,
- * and keep the listeners after it from being told.
+ * and keep the listeners after it from being told. One bean, shared by the producers and the engine, so that a
+ * listener failing on both sides is logged at WARN once.
  */
-final class GuardedListeners implements JobListener {
+@Singleton
+@Typed(GuardedListeners.class)
+public final class GuardedListeners implements JobListener {
 
     private static final Logger LOG = Logger.getLogger(JobListener.class);
 
@@ -23,7 +30,7 @@ final class GuardedListeners implements JobListener {
     /** Per listener, whether a failure of it was logged at WARN: it may fail once per job, which the log need not say. */
     private final AtomicBoolean[] warned;
 
-    GuardedListeners(List<? extends JobListener> listeners) {
+    public GuardedListeners(@All List<JobListener> listeners) {
         this.all = listeners.toArray(JobListener[]::new);
         this.warned = new AtomicBoolean[all.length];
         for (int i = 0; i < all.length; i++) {

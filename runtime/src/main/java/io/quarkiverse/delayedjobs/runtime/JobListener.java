@@ -1,14 +1,12 @@
 package io.quarkiverse.delayedjobs.runtime;
 
-import java.util.List;
-
 import io.quarkiverse.delayedjobs.JobContext;
 import io.quarkiverse.delayedjobs.ScheduleResult;
 
 /**
  * Told what happens to jobs, by the producers and the queue workers of this instance: the CDI events and the metrics
  * are built on it. Methods are called on any thread, often an event loop, once per job: they must be quick and must
- * not block. One that throws is logged ({@link #of}).
+ * not block. One that throws is logged ({@link GuardedListeners}).
  */
 public interface JobListener {
 
@@ -34,13 +32,5 @@ public interface JobListener {
 
     /** Redis recorded the failure of this delivery: the job is now a dead letter. */
     default void deadLettered(JobContext job, Throwable failure) {
-    }
-
-    /**
-     * One listener that tells each of {@code listeners} in turn; one that throws is logged, and changes nothing for
-     * the job nor for the other listeners.
-     */
-    static JobListener of(List<? extends JobListener> listeners) {
-        return new GuardedListeners(listeners);
     }
 }

@@ -17,7 +17,6 @@ import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
 import io.quarkiverse.delayedjobs.ScheduleResult;
 import io.quarkiverse.delayedjobs.runtime.cron.CronSchedule;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
-import io.quarkus.arc.All;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.AsyncResult;
@@ -32,10 +31,10 @@ public class ReactiveDelayedSchedulerImpl implements ReactiveDelayedScheduler {
     private final PayloadCodec codec;
     private final JobListener listener;
 
-    public ReactiveDelayedSchedulerImpl(JobStore store, PayloadCodec codec, @All List<JobListener> listeners) {
+    public ReactiveDelayedSchedulerImpl(JobStore store, PayloadCodec codec, GuardedListeners listener) {
         this.store = store;
         this.codec = codec;
-        this.listener = JobListener.of(listeners);
+        this.listener = listener;
     }
 
     @Override

@@ -14,6 +14,7 @@ import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
+import io.quarkiverse.delayedjobs.runtime.GuardedListeners;
 import io.quarkiverse.delayedjobs.runtime.HandlerDefinition;
 import io.quarkiverse.delayedjobs.runtime.HandlerRegistry;
 import io.quarkiverse.delayedjobs.runtime.JobListener;
@@ -25,7 +26,6 @@ import io.quarkiverse.delayedjobs.runtime.cron.CronSchedule;
 import io.quarkiverse.delayedjobs.runtime.cron.OccurrencePlanner;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
-import io.quarkus.arc.All;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.vertx.core.Context;
@@ -55,13 +55,13 @@ public class DelayedJobsEngine {
     private long heartbeatTimer = -1;
 
     public DelayedJobsEngine(HandlerRegistry registry, JobStore store, PayloadCodec codec, Vertx vertx,
-            DelayedJobsRuntimeConfig config, @All List<JobListener> listeners) {
+            DelayedJobsRuntimeConfig config, GuardedListeners listener) {
         this.registry = registry;
         this.store = store;
         this.codec = codec;
         this.vertx = vertx;
         this.config = config;
-        this.listener = JobListener.of(listeners);
+        this.listener = listener;
     }
 
     void start(@Observes StartupEvent event) throws Exception {
