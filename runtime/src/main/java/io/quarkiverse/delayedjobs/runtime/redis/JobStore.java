@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.quarkiverse.delayedjobs.DelayedJobsException;
@@ -154,15 +155,41 @@ public class JobStore implements AutoCloseable {
     private Future<QueueKeys> checkShardCount(String queue) {
         QueueKeys keys = keysOf(queue);
         Request set = Request.cmd(Command.SET).arg(keys.shardCountKey()).arg(keys.shards()).arg("NX").arg("GET");
-        return connection.send(set).recover(e -> fail("record the shard count of queue '" + queue + "'", e)).map(r -> {
-            if (r != null && r.toInteger() != keys.shards()) {
-                throw new DelayedJobsException("Queue '" + queue + "' has " + r.toInteger()
-                        + " shards recorded in Redis (key " + keys.shardCountKey() + ") but this instance is configured"
-                        + " with " + keys.shards() + ": set quarkus.delayed-jobs.queues.\"" + queue + "\".shards="
-                        + r.toInteger() + " (the shard count cannot change while the queue has jobs)");
-            }
-            return keys;
-        });
+        return connection.send(set).recover(e -> fail("record the shard count of queue '" + queue + "'", e))
+                .map(recorded -> agreeing(queue, keys, recorded));
+    }
+
+    /**
+     * Runs an operation on the jobs a queue has (find, cancel, stats, …) with its keys, or answers {@code none} when
+     * its shard count is not recorded: then it has no job, since every schedule records it first. Such an operation
+     * records nothing, so that looking at a queue nobody uses (a mistyped name, a queue that a later deployment
+     * configures) does not fix its shard count.
+     */
+    private <T> Future<T> onUsedQueue(String queue, T none, Function<QueueKeys, Future<T>> operation) {
+        Future<QueueKeys> checked = queues.get(queue);
+        if (checked != null) {
+            return checked.compose(operation);
+        }
+        QueueKeys keys = keysOf(queue);
+        return connection.send(Request.cmd(Command.GET).arg(keys.shardCountKey()))
+                .recover(e -> fail("read the shard count of queue '" + queue + "'", e)).compose(recorded -> {
+                    if (recorded == null) {
+                        return Future.succeededFuture(none);
+                    }
+                    queues.putIfAbsent(queue, Future.succeededFuture(agreeing(queue, keys, recorded)));
+                    return operation.apply(keys);
+                });
+    }
+
+    /** The keys, when the shard count recorded in Redis (null when none was) is the one of this instance. */
+    private static QueueKeys agreeing(String queue, QueueKeys keys, Response recorded) {
+        if (recorded != null && recorded.toInteger() != keys.shards()) {
+            throw new DelayedJobsException("Queue '" + queue + "' has " + recorded.toInteger()
+                    + " shards recorded in Redis (key " + keys.shardCountKey() + ") but this instance is configured"
+                    + " with " + keys.shards() + ": set quarkus.delayed-jobs.queues.\"" + queue + "\".shards="
+                    + recorded.toInteger() + " (the shard count cannot change while the queue has jobs)");
+        }
+        return keys;
     }
 
     public Future<Response> run(Script script, List<String> keys, List<Object> args) {
@@ -255,24 +282,24 @@ public class JobStore implements AutoCloseable {
     }
 
     public Future<Boolean> cancel(String queue, String id) {
-        return queue(queue).compose(k -> {
+        return onUsedQueue(queue, false, k -> {
             int shard = k.shardOf(id);
-            return run(Script.CANCEL, k.shard(shard), List.of(id, k.wakeChannel(), shard));
-        }).map(r -> r.toInteger() == 1);
+            return run(Script.CANCEL, k.shard(shard), List.of(id, k.wakeChannel(), shard)).map(r -> r.toInteger() == 1);
+        });
     }
 
     public Future<Boolean> reschedule(String queue, String id, long dueOrDelayMs, boolean relative) {
-        return queue(queue).compose(k -> {
+        return onUsedQueue(queue, false, k -> {
             int shard = k.shardOf(id);
             return run(Script.RESCHEDULE, k.shard(shard),
-                    List.of(id, dueOrDelayMs, relative ? "in" : "at", k.wakeChannel(), shard));
-        }).map(r -> r.toInteger() == 1);
+                    List.of(id, dueOrDelayMs, relative ? "in" : "at", k.wakeChannel(), shard)).map(r -> r.toInteger() == 1);
+        });
     }
 
     public Future<Optional<JobInfo>> find(String queue, String id) {
-        return queue(queue).compose(k -> run(Script.FIND, k.shard(k.shardOf(id)), List.of(id))).map(r -> {
+        return onUsedQueue(queue, Optional.empty(), k -> run(Script.FIND, k.shard(k.shardOf(id)), List.of(id)).map(r -> {
             if (r == null) {
-                return Optional.empty();
+                return Optional.<JobInfo> empty();
             }
             JobInfo.State state = JobInfo.State.valueOf(r.get(0).toString());
             JobInfo info = info(queue, id, state, r.get(1), r.get(2), r.get(3));
@@ -280,7 +307,7 @@ public class JobStore implements AutoCloseable {
             return Optional.of(state != JobInfo.State.PENDING ? info
                     : new JobInfo(queue, id, state, Instant.ofEpochMilli(r.get(4).toLong()), info.attempts(),
                             info.lastError(), info.payload(), info.cron()));
-        });
+        }));
     }
 
     private static JobInfo info(String queue, String id, JobInfo.State state, Response envelope, Response error,
@@ -294,14 +321,14 @@ public class JobStore implements AutoCloseable {
     }
 
     public Future<Boolean> requeue(String queue, String id) {
-        return queue(queue).compose(k -> {
+        return onUsedQueue(queue, false, k -> {
             int shard = k.shardOf(id);
-            return run(Script.REQUEUE, k.shard(shard), List.of(id, k.wakeChannel(), shard));
-        }).map(r -> r.toInteger() == 1);
+            return run(Script.REQUEUE, k.shard(shard), List.of(id, k.wakeChannel(), shard)).map(r -> r.toInteger() == 1);
+        });
     }
 
     public Future<QueueStats> stats(String queue) {
-        return queue(queue).compose(k -> {
+        return onUsedQueue(queue, new QueueStats(0, 0, 0, Optional.empty(), Duration.ZERO), k -> {
             List<Future<Response>> shards = new ArrayList<>();
             for (int s = 0; s < k.shards(); s++) {
                 shards.add(run(Script.STATS, k.shard(s), List.of()));
@@ -328,7 +355,7 @@ public class JobStore implements AutoCloseable {
     }
 
     public Future<List<JobInfo>> deadLetters(String queue, int limit) {
-        return queue(queue).compose(k -> {
+        return onUsedQueue(queue, List.of(), k -> {
             List<Future<Response>> shards = new ArrayList<>();
             for (int s = 0; s < k.shards(); s++) {
                 shards.add(run(Script.DEAD_LETTERS, k.shard(s), List.of(limit)));
