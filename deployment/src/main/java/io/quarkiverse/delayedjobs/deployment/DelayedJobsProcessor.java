@@ -148,6 +148,8 @@ class DelayedJobsProcessor {
         Map<String, String> handlerOfQueue = new HashMap<>();
         List<BeanInfo> beans = beanDiscovery.beanStream().classBeans().collect()
                 .stream().sorted(Comparator.comparing(b -> b.getBeanClass().toString())).toList();
+        // The @Delayed methods that some bean declares, inherits or overrides: any other would never run.
+        Set<String> reached = new HashSet<>();
         for (BeanInfo bean : beans) {
             ClassInfo clazz = bean.getTarget().get().asClass();
             // Virtual dispatch runs the most specific declaration of a method, so only that one may be a handler,
@@ -156,13 +158,19 @@ class DelayedJobsProcessor {
             Set<String> declared = new HashSet<>();
             while (clazz != null) {
                 for (MethodInfo method : clazz.methods()) {
-                    // A private or static method is never overridden: it stays for its own build error.
-                    boolean overridden = !declared.add(signature(method)) && !Modifier.isPrivate(method.flags())
-                            && !Modifier.isStatic(method.flags());
+                    boolean overridden = overridden(method, declared);
+                    if (!Modifier.isPrivate(method.flags()) && !Modifier.isStatic(method.flags())) {
+                        declared.add(signature(method));
+                        declared.add(clazz.name().packagePrefix() + " " + signature(method));
+                    }
                     AnnotationInstance delayed = annotations.getAnnotation(method, DELAYED);
                     // javac copies the annotations of a method to its bridge methods (a class implementing a generic
                     // interface): the bridge calls the method, it is not a second handler.
-                    if (delayed == null || method.isSynthetic() || overridden) {
+                    if (delayed == null || method.isSynthetic()) {
+                        continue;
+                    }
+                    reached.add(key(method));
+                    if (overridden) {
                         continue;
                     }
                     int before = problems.size();
@@ -192,6 +200,16 @@ class DelayedJobsProcessor {
                 .sorted(Comparator.comparing(DelayedJobsProcessor::describe))
                 .forEach(m -> problems.add(problem("A @Delayed method must be declared in a class, not in an interface",
                         m)));
+        index.getAnnotations(DELAYED).stream()
+                .filter(a -> a.target().kind() == AnnotationTarget.Kind.METHOD)
+                .map(a -> a.target().asMethod())
+                .filter(m -> !Modifier.isInterface(m.declaringClass().flags()) && !m.isSynthetic()
+                        && annotations.hasAnnotation(m, DELAYED) && !reached.contains(key(m)))
+                .sorted(Comparator.comparing(DelayedJobsProcessor::describe))
+                .forEach(m -> problems.add(problem("A @Delayed method must be a method of a bean, and no bean declares or"
+                        + " inherits this one (an abstract class that no bean extends, a subclass without a scope"
+                        + " annotation, a @Vetoed class): give the class that is to run it a scope such as"
+                        + " @ApplicationScoped", m)));
         if (!problems.isEmpty()) {
             errors.produce(new ValidationErrorBuildItem(problems));
         }
@@ -234,6 +252,9 @@ class DelayedJobsProcessor {
                             + "; use its wrapper class", bean, method));
                 } else if (type.kind() == Type.Kind.TYPE_VARIABLE) {
                     problems.add(problem("The payload parameter must not be a type variable, was " + type, bean, method));
+                } else if (hasTypeVariable(type)) {
+                    problems.add(problem("The payload parameter's type must not contain a type variable, was " + type
+                            + "; name the type it stands for", bean, method));
                 }
             }
         }
@@ -243,7 +264,7 @@ class DelayedJobsProcessor {
         }
         if (payloads.size() > 1) {
             problems.add(problem("A @Delayed method may declare at most one payload parameter besides JobContext, found "
-                    + payloads.size() + ": " + payloads.stream().map(DelayedJobsProcessor::canonicalName)
+                    + payloads.size() + ": " + payloads.stream().map(DelayedJobsProcessor::typeName)
                             .collect(Collectors.joining(", ")),
                     bean, method));
         }
@@ -320,25 +341,58 @@ class DelayedJobsProcessor {
     }
 
     /**
-     * The payload type as Jackson's {@code TypeFactory.constructFromCanonical} reads it. {@code Type.toString()} is
-     * not: it keeps type annotations ({@code @Valid Foo}) and spells arrays {@code Foo[]}.
+     * The payload type as {@code PayloadCodec.reader} reads it: a class's binary name ({@code com.acme.Outer$Item},
+     * as {@code Class.forName} wants it), its type arguments in {@code <>}, and {@code []} per array dimension.
+     * {@code Type.toString()} is not: it keeps type annotations ({@code @Valid Foo}).
      */
-    static String canonicalName(Type type) {
+    static String typeName(Type type) {
         return switch (type.kind()) {
-            // Jandex names an array type by its binary name, [Lcom.acme.Foo; as Class.forName wants it.
-            case ARRAY, CLASS, PRIMITIVE, VOID -> type.name().toString();
+            case CLASS, PRIMITIVE, VOID -> type.name().toString();
+            case ARRAY -> typeName(type.asArrayType().elementType()) + "[]".repeat(type.asArrayType().deepDimensions());
             case PARAMETERIZED_TYPE -> type.name() + type.asParameterizedType().arguments().stream()
-                    .map(DelayedJobsProcessor::canonicalName).collect(Collectors.joining(",", "<", ">"));
-            case WILDCARD_TYPE -> canonicalName(type.asWildcardType().extendsBound());
-            case TYPE_VARIABLE -> canonicalName(type.asTypeVariable().bounds().get(0));
-            // A recursive bound (T extends Comparable<T>) or a variable Jandex could not resolve.
-            case TYPE_VARIABLE_REFERENCE, UNRESOLVED_TYPE_VARIABLE -> Object.class.getName();
+                    .map(DelayedJobsProcessor::typeName).collect(Collectors.joining(",", "<", ">"));
+            case WILDCARD_TYPE -> typeName(type.asWildcardType().extendsBound());
+            // Refused by validate(): named only in the messages of other problems.
+            case TYPE_VARIABLE, TYPE_VARIABLE_REFERENCE, UNRESOLVED_TYPE_VARIABLE -> type.toString();
+        };
+    }
+
+    /** Whether a type variable occurs in the type: the JSON would be read as its bound, whatever the bean makes it. */
+    private static boolean hasTypeVariable(Type type) {
+        return switch (type.kind()) {
+            case TYPE_VARIABLE, TYPE_VARIABLE_REFERENCE, UNRESOLVED_TYPE_VARIABLE -> true;
+            case ARRAY -> hasTypeVariable(type.asArrayType().elementType());
+            case PARAMETERIZED_TYPE -> type.asParameterizedType().arguments().stream()
+                    .anyMatch(DelayedJobsProcessor::hasTypeVariable);
+            case WILDCARD_TYPE -> hasTypeVariable(type.asWildcardType().extendsBound())
+                    || type.asWildcardType().superBound() != null && hasTypeVariable(type.asWildcardType().superBound());
+            case CLASS, PRIMITIVE, VOID -> false;
         };
     }
 
     private static String className(InvokerInfo invoker) {
         String descriptor = invoker.getClassDesc().descriptorString();
         return descriptor.substring(1, descriptor.length() - 1).replace('/', '.');
+    }
+
+    /**
+     * Whether a subclass of the method's class declared a method that overrides it ({@code declared} holds their
+     * signatures, alone and after their package): a private or static method is never overridden (it stays for its
+     * own build error), a package-private one only from its own package.
+     */
+    private static boolean overridden(MethodInfo method, Set<String> declared) {
+        short flags = method.flags();
+        if (Modifier.isPrivate(flags) || Modifier.isStatic(flags)) {
+            return false;
+        }
+        boolean packagePrivate = !Modifier.isPublic(flags) && !Modifier.isProtected(flags);
+        return declared.contains(packagePrivate
+                ? method.declaringClass().name().packagePrefix() + " " + signature(method)
+                : signature(method));
+    }
+
+    private static String key(MethodInfo method) {
+        return method.declaringClass().name() + "#" + signature(method);
     }
 
     /** What makes a method override another: its name and erased parameter types, not its return type. */
@@ -381,7 +435,7 @@ class DelayedJobsProcessor {
             MethodInfo method = m.getMethod();
             handlers.add(recorder.handler(recorderContext.newInstance(className(m.getInvoker())), m.getQueue(),
                     m.getMethodDescription(),
-                    m.getPayloadIndex() < 0 ? null : canonicalName(method.parameterType(m.getPayloadIndex())),
+                    m.getPayloadIndex() < 0 ? null : typeName(method.parameterType(m.getPayloadIndex())),
                     m.getPayloadIndex(), m.getContextIndex(), method.parametersCount(), m.getExecutionModel(),
                     method.returnType().kind() != Type.Kind.VOID, m.getCron(), m.getTimeZone(), m.getMisfire()));
         });

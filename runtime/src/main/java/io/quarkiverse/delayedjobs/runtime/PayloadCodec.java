@@ -1,7 +1,9 @@
 package io.quarkiverse.delayedjobs.runtime;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 import jakarta.inject.Singleton;
 
@@ -10,6 +12,7 @@ import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.type.TypeFactory;
 
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.EncodeException;
@@ -79,12 +82,16 @@ public class PayloadCodec {
      * {@code String} parameter gets the value of a JSON string and the JSON text of anything else; a
      * {@code JsonObject} or {@code JsonArray} parameter gets the parsed value; JSON {@code null} reads as null.
      *
-     * @param canonicalType the type as {@link com.fasterxml.jackson.databind.type.TypeFactory#constructFromCanonical}
-     *        reads it
+     * @param typeName the parameter's type as the build wrote it: a class's binary name, followed by its type
+     *        arguments in {@code <>} and by {@code []} per array dimension ({@code java.util.List<com.acme.Item>[]})
      */
-    public Reader reader(String canonicalType) {
-        JavaType type = mapper.getTypeFactory().withClassLoader(Thread.currentThread().getContextClassLoader())
-                .constructFromCanonical(canonicalType);
+    public Reader reader(String typeName) {
+        TypeFactory types = mapper.getTypeFactory().withClassLoader(Thread.currentThread().getContextClassLoader());
+        TypeNameReader names = new TypeNameReader(types, typeName);
+        JavaType type = names.read();
+        if (!names.atEnd()) {
+            throw new IllegalArgumentException("Not a payload type name: " + typeName);
+        }
         Class<?> raw = type.getRawClass();
         Reader reader;
         if (raw == String.class) {
@@ -101,6 +108,61 @@ public class PayloadCodec {
             reader = objectReader::readValue;
         }
         return json -> isJsonNull(json) ? null : reader.read(json);
+    }
+
+    /**
+     * Reads a payload type name into the type the mapper would make of the declared parameter.
+     * {@link TypeFactory#constructFromCanonical} would not: it skips the mapper's type modifiers (an
+     * {@code Optional<Item>} stays a plain type, whose {@code Item} is read as a map), and has no notation for an
+     * array of a generic type.
+     */
+    private static final class TypeNameReader {
+        private final TypeFactory types;
+        private final String text;
+        private int at;
+
+        TypeNameReader(TypeFactory types, String text) {
+            this.types = types;
+            this.text = text;
+        }
+
+        boolean atEnd() {
+            return at == text.length();
+        }
+
+        JavaType read() {
+            int start = at;
+            // A binary array name ([Lcom.acme.Item;) has brackets too, never an empty pair.
+            while (at < text.length() && "<,>".indexOf(text.charAt(at)) < 0 && !text.startsWith("[]", at)) {
+                at++;
+            }
+            Class<?> raw;
+            try {
+                raw = types.findClass(text.substring(start, at));
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException("The payload type " + text + " names a class this application lacks", e);
+            }
+            JavaType type;
+            if (at < text.length() && text.charAt(at) == '<') {
+                List<JavaType> arguments = new ArrayList<>();
+                do {
+                    at++;
+                    arguments.add(read());
+                } while (at < text.length() && text.charAt(at) == ',');
+                if (at == text.length() || text.charAt(at) != '>') {
+                    throw new IllegalArgumentException("Not a payload type name: " + text);
+                }
+                at++;
+                type = types.constructParametricType(raw, arguments.toArray(JavaType[]::new));
+            } else {
+                type = types.constructType(raw);
+            }
+            while (text.startsWith("[]", at)) {
+                at += 2;
+                type = types.constructArrayType(type);
+            }
+            return type;
+        }
     }
 
     /**
