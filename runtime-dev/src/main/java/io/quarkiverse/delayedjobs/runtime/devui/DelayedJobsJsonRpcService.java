@@ -8,6 +8,7 @@ import java.util.TreeMap;
 import jakarta.inject.Singleton;
 
 import io.quarkiverse.delayedjobs.JobInfo;
+import io.quarkiverse.delayedjobs.QueueStats;
 import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
 import io.quarkiverse.delayedjobs.runtime.HandlerDefinition;
 import io.quarkiverse.delayedjobs.runtime.HandlerRegistry;
@@ -55,13 +56,13 @@ public class DelayedJobsJsonRpcService {
      * @param cron the schedule of a recurring handler, or null
      * @param timeZone the time zone of that schedule, or null for UTC
      * @param nextOccurrenceAt the occurrence the job of that schedule is armed at (ISO-8601), or null when none is
-     *        armed (a schedule that has ended, one no instance with workers registered, or a failed reading)
+     *        armed (a schedule that has ended, one no instance with workers registered) or not read (see error)
      * @param pending jobs waiting, or null when the figures could not be read
      * @param running jobs claimed by a worker, or null
      * @param dead dead letters, or null
      * @param nextDueAt the earliest due time of a pending job (ISO-8601), or null
      * @param lagMillis how long the oldest due pending job has waited, or null
-     * @param error why the figures could not be read, or null
+     * @param error why the figures, or the schedule's armed occurrence, could not be read, or null
      */
     public record QueueView(String name, String handler, String cron, String timeZone, String nextOccurrenceAt,
             Long pending, Long running, Long dead, String nextDueAt, Long lagMillis, String error) {
@@ -91,29 +92,44 @@ public class DelayedJobsJsonRpcService {
         return all.map(queues -> new Overview(config.enabled(), config.keyPrefix(), queues));
     }
 
-    /** One queue whose figures cannot be read (a bad configured name, Redis down) must not hide the others. */
+    /**
+     * One queue whose figures cannot be read (a bad configured name, Redis down) must not hide the others. Its
+     * schedule and its figures are read side by side, so that a Redis that does not answer holds the page for one
+     * {@code redis-timeout}, not two.
+     */
     private Uni<QueueView> view(String queue, HandlerDefinition handler) {
         String method = handler == null ? null : handler.method();
         String cron = handler == null ? null : resolved(handler.cron());
         String zone = handler == null ? null : zone(resolved(handler.timeZone()));
-        return armedOccurrence(queue, cron).chain(next -> scheduler.stats(queue)
-                .map(s -> new QueueView(queue, method, cron, zone, next, s.pending(), s.running(), s.dead(),
-                        s.nextDueAt().map(Instant::toString).orElse(null), s.lag().toMillis(), null))
-                .onFailure().recoverWithItem(e -> new QueueView(queue, method, cron, zone, next, null, null, null,
-                        null, null, String.valueOf(e.getMessage()))));
+        Uni<Reading<String>> armed = cron == null ? Uni.createFrom().item(new Reading<>(null, null))
+                : read(armedOccurrence(queue));
+        return Uni.combine().all().unis(armed, read(scheduler.stats(queue))).with((next, figures) -> {
+            QueueStats s = figures.value();
+            // Unread, the schedule is neither armed nor not: the error says why.
+            String error = figures.error() != null ? figures.error() : next.error();
+            return error != null
+                    ? new QueueView(queue, method, cron, zone, next.value(), null, null, null, null, null, error)
+                    : new QueueView(queue, method, cron, zone, next.value(), s.pending(), s.running(), s.dead(),
+                            s.nextDueAt().map(Instant::toString).orElse(null), s.lag().toMillis(), null);
+        });
+    }
+
+    /** What a reading gave, or why it failed. */
+    private record Reading<T>(T value, String error) {
+    }
+
+    private static <T> Uni<Reading<T>> read(Uni<T> reading) {
+        return reading.map(value -> new Reading<>(value, (String) null))
+                .onFailure().recoverWithItem(e -> new Reading<>(null, String.valueOf(e.getMessage())));
     }
 
     /**
      * The occurrence the job of a static schedule (its id is the queue's name) is armed at, or null: the expression
      * alone does not say whether a job runs it.
      */
-    private Uni<String> armedOccurrence(String queue, String cron) {
-        if (cron == null) {
-            return Uni.createFrom().nullItem();
-        }
+    private Uni<String> armedOccurrence(String queue) {
         return scheduler.find(queue, queue)
-                .map(job -> job.filter(j -> j.cron() != null).map(j -> j.dueAt().toString()).orElse(null))
-                .onFailure().recoverWithNull();
+                .map(job -> job.filter(j -> j.cron() != null).map(j -> j.dueAt().toString()).orElse(null));
     }
 
     /** An expression that resolves to nothing means UTC to the engine ({@code CronSchedule.zone}), as null does here. */
