@@ -3,12 +3,21 @@ package io.quarkiverse.delayedjobs.test;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.Interceptor;
+import jakarta.interceptor.InterceptorBinding;
+import jakarta.interceptor.InvocationContext;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -21,13 +30,15 @@ import io.smallrye.mutiny.Uni;
 
 /**
  * A handler declared to return a {@code Uni} or {@code CompletionStage} that returns null fails its delivery, with a
- * message naming it: nothing tells when, or whether, its work ended. An NPE of the handler's own code keeps its message.
+ * message naming it: nothing tells when, or whether, its work ended. An NPE of the handler's own code, or of an
+ * interceptor around it, keeps its message.
  */
 public class NullAsyncResultTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Handlers.class, Singletons.class, RedisTestServer.class))
+            .withApplicationRoot(jar -> jar.addClasses(Handlers.class, Singletons.class, Audited.class,
+                    FailingInterceptor.class, RedisTestServer.class))
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "null-async-result")
             .overrideConfigKey("quarkus.delayed-jobs.max-attempts", "1");
@@ -54,8 +65,32 @@ public class NullAsyncResultTest {
         }
     }
 
+    @InterceptorBinding
+    @Target({ ElementType.METHOD, ElementType.TYPE })
+    @Retention(RetentionPolicy.RUNTIME)
+    @interface Audited {
+    }
+
+    @Audited
+    @Interceptor
+    @Priority(1)
+    static class FailingInterceptor {
+        @AroundInvoke
+        Object around(InvocationContext context) throws Exception {
+            String user = null;
+            user.length(); // a bug of the interceptor, before the handler runs
+            return context.proceed();
+        }
+    }
+
     @ApplicationScoped
     static class Singletons {
+        @Audited
+        @Delayed("npe-in-interceptor")
+        Uni<Void> audited(String payload) {
+            return Uni.createFrom().voidItem();
+        }
+
         @Delayed("null-uni-app-scoped")
         Uni<Void> uni(String payload) {
             return null;
@@ -85,6 +120,11 @@ public class NullAsyncResultTest {
     @Test
     void anNpeOfTheHandlerItselfIsKeptAsItIs() {
         assertDeadWith("npe-in-handler", "java.lang.NullPointerException", "");
+    }
+
+    @Test
+    void anNpeOfAnInterceptorIsKeptAsItIs() {
+        assertDeadWith("npe-in-interceptor", "java.lang.NullPointerException", "Cannot invoke \"String.length()\"");
     }
 
     private void assertDeadWith(String queue, String error) {

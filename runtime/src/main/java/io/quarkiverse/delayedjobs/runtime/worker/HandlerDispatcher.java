@@ -99,22 +99,15 @@ final class HandlerDispatcher {
 
     /**
      * Whether the invoker failed on a null {@code Uni} or {@code CompletionStage} from the handler: it chains the
-     * result's completion (to end the bean instance then), so an NPE whose trace does not pass through the handler
-     * method arose after the method returned.
+     * result's completion (to end the bean instance then), so the NPE is thrown by ArC's own code. One thrown by the
+     * handler, or by an interceptor around it, is thrown by their code and keeps its message.
      */
     private boolean returnedNull(Throwable e) {
         if (!handler.asynchronous() || !(e instanceof NullPointerException)) {
             return false;
         }
-        int hash = handler.method().indexOf('#');
-        String declaringClass = handler.method().substring(0, hash);
-        String methodName = handler.method().substring(hash + 1, handler.method().length() - "()".length());
-        for (StackTraceElement frame : e.getStackTrace()) {
-            if (frame.getClassName().equals(declaringClass) && frame.getMethodName().equals(methodName)) {
-                return false;
-            }
-        }
-        return true;
+        StackTraceElement[] frames = e.getStackTrace();
+        return frames.length > 0 && frames[0].getClassName().startsWith("io.quarkus.arc.");
     }
 
     private void run(Delivery delivery, Promise<Void> done) {

@@ -948,8 +948,8 @@ final class QueueWorker {
             new ArrayList<>(acksToSend.keySet()).forEach(this::sendAcks);
             if (!running.isEmpty()) {
                 LOG.warnf("%d delayed-jobs handlers of queue %s still running after quarkus.delayed-jobs.shutdown-timeout"
-                        + "=%s; their jobs run again elsewhere once their lease ends", running.size(), keys.queue(),
-                        shutdownTimeout);
+                        + "=%s; their jobs run again elsewhere once their lease ends (those not cancelled meanwhile)",
+                        running.size(), keys.queue(), shutdownTimeout);
             }
             // Handlers that finished, but whose ack Redis did not take: as for a crashed instance, their jobs are
             // delivered again.
