@@ -34,6 +34,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.impl.VertxInternal;
 
 /**
  * The claim loop of one queue in this instance. It claims due jobs when it has free handlers, and sleeps until the
@@ -163,7 +164,10 @@ final class QueueWorker {
         this.store = store;
         this.dispatcher = dispatcher;
         this.vertx = vertx;
-        this.context = vertx.getOrCreateContext();
+        // An event loop of its own, in turn among those of Vert.x: the queues spread over them, and a handler that
+        // blocks one holds up only the queues on it. (Asked on the thread that starts the engine, getOrCreateContext()
+        // gives every worker that thread's one context.)
+        this.context = ((VertxInternal) vertx).createEventLoopContext();
         this.dueTimer = dueTimer;
         this.fullLookMs = pollInterval.toMillis() * POLLS_PER_FULL_LOOK;
         // A finished job's lease is no longer renewed while its ack waits: at most a third of the lease, the least
