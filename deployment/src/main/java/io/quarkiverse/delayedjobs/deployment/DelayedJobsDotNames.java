@@ -15,6 +15,7 @@ final class DelayedJobsDotNames {
     static final DotName BLOCKING = DotName.createSimple("io.smallrye.common.annotation.Blocking");
     static final DotName NON_BLOCKING = DotName.createSimple("io.smallrye.common.annotation.NonBlocking");
     static final DotName RUN_ON_VIRTUAL_THREAD = DotName.createSimple("io.smallrye.common.annotation.RunOnVirtualThread");
+    static final DotName TRANSACTIONAL = DotName.createSimple("jakarta.transaction.Transactional");
 
     private DelayedJobsDotNames() {
     }

@@ -6,6 +6,7 @@ import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.DELAYED;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.JOB_CONTEXT;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.NON_BLOCKING;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.RUN_ON_VIRTUAL_THREAD;
+import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.TRANSACTIONAL;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.UNI;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.VOID;
 
@@ -288,9 +289,14 @@ class DelayedJobsProcessor {
             problems.add(problem("A @Delayed method must not be annotated both @NonBlocking and "
                     + (virtual ? "@RunOnVirtualThread" : "@Blocking"), bean, method));
         }
+        // A transaction cannot start on an event loop: @Transactional means a worker thread unless the method says
+        // otherwise, as for Quarkus REST endpoints.
+        boolean transactional = annotations.hasAnnotation(method, TRANSACTIONAL)
+                || annotations.hasAnnotation(method.declaringClass(), TRANSACTIONAL)
+                || annotations.hasAnnotation(bean.getTarget().get().asClass(), TRANSACTIONAL);
         ExecutionModel model = virtual ? ExecutionModel.VIRTUAL_THREAD
                 : nonBlocking ? ExecutionModel.EVENT_LOOP
-                        : blocking ? ExecutionModel.BLOCKING
+                        : blocking || transactional ? ExecutionModel.BLOCKING
                                 : async ? ExecutionModel.EVENT_LOOP : ExecutionModel.BLOCKING;
         String cron = stringValue(delayed, "cron");
         String timeZone = stringValue(delayed, "timeZone");

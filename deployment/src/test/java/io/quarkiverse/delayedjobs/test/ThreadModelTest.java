@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,7 +33,8 @@ public class ThreadModelTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Handlers.class, RequestState.class, RedisTestServer.class))
+            .withApplicationRoot(jar -> jar.addClasses(Handlers.class, TransactionalHandlers.class, RequestState.class,
+                    RedisTestServer.class))
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "threads");
 
@@ -55,7 +57,7 @@ public class ThreadModelTest {
         @Inject
         RequestState requestState;
 
-        private void record(String queue) {
+        void record(String queue) {
             requestState.touched++;
             boolean virtual;
             try {
@@ -102,6 +104,34 @@ public class ThreadModelTest {
         void virtual() {
             record("virtual");
         }
+
+        @Delayed("transactional-uni")
+        @Transactional
+        Uni<Void> transactionalUni() {
+            record("transactional-uni");
+            return Uni.createFrom().voidItem();
+        }
+
+        @Delayed("transactional-non-blocking-uni")
+        @Transactional
+        @NonBlocking
+        Uni<Void> transactionalNonBlockingUni() {
+            record("transactional-non-blocking-uni");
+            return Uni.createFrom().voidItem();
+        }
+    }
+
+    /** A transaction cannot start on an event loop: @Transactional, on the method or the class, means a worker. */
+    @Transactional
+    static class TransactionalHandlers {
+        @Inject
+        Handlers handlers;
+
+        @Delayed("transactional-class-stage")
+        CompletionStage<Void> stage() {
+            handlers.record("transactional-class-stage");
+            return CompletableFuture.completedFuture(null);
+        }
     }
 
     @Inject
@@ -110,15 +140,18 @@ public class ThreadModelTest {
     @Test
     void eachHandlerRunsOnTheThreadItAsksFor() {
         for (String queue : new String[] { "plain-void", "non-blocking-void", "uni", "blocking-uni", "completion-stage",
-                "virtual" }) {
+                "virtual", "transactional-uni", "transactional-non-blocking-uni", "transactional-class-stage" }) {
             scheduler.schedule(queue, "job", null, Duration.ZERO);
         }
-        await().atMost(Duration.ofSeconds(10)).until(() -> Handlers.seen.size() == 6);
+        await().atMost(Duration.ofSeconds(10)).until(() -> Handlers.seen.size() == 9);
         assertEquals(WORKER, Handlers.seen.get("plain-void"));
         assertEquals(EVENT_LOOP, Handlers.seen.get("non-blocking-void"));
         assertEquals(EVENT_LOOP, Handlers.seen.get("uni"));
         assertEquals(WORKER, Handlers.seen.get("blocking-uni"));
         assertEquals(EVENT_LOOP, Handlers.seen.get("completion-stage"));
         assertEquals(VIRTUAL, Handlers.seen.get("virtual"));
+        assertEquals(WORKER, Handlers.seen.get("transactional-uni"));
+        assertEquals(EVENT_LOOP, Handlers.seen.get("transactional-non-blocking-uni"));
+        assertEquals(WORKER, Handlers.seen.get("transactional-class-stage"));
     }
 }
