@@ -449,7 +449,10 @@ class DelayedJobsProcessor {
                 .setRuntimeInit().supplier(recorder.registry(handlers)).done());
 
         String clientName = config.redisClientName().orElse(null);
+        // The identifier names the client: dev mode reuses the classes of a bean whose identifier is unchanged, which
+        // would keep the injection point of the client used before a live reload.
         SyntheticBeanBuildItem.ExtendedBeanConfigurator store = SyntheticBeanBuildItem.configure(JobStore.class)
+                .identifier("redis-client-" + (clientName == null ? "<default>" : clientName))
                 .scope(Singleton.class).setRuntimeInit().createWith(recorder.jobStore(clientName))
                 .destroyer(BeanDestroyer.AutoCloseableDestroyer.class)
                 .addInjectionPoint(ClassType.create(Vertx.class))
