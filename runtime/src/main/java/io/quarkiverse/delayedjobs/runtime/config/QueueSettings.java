@@ -65,11 +65,9 @@ public record QueueSettings(int shards, Duration lease, int batchSize, int concu
         if (lease.toMillis() < 1000) {
             throw new IllegalArgumentException(where + "lease must be at least 1s, was " + lease);
         }
-        if (batchSize < 1 || concurrency < 1 || maxAttempts < 1) {
-            throw new IllegalArgumentException(
-                    where + "batch-size, concurrency and max-attempts must be at least 1, were " + batchSize + ", "
-                            + concurrency + ", " + maxAttempts);
-        }
+        atLeastOne(where + "batch-size", batchSize);
+        atLeastOne(where + "concurrency", concurrency);
+        atLeastOne(where + "max-attempts", maxAttempts);
         if (batchSize > JobStore.MOST_PER_SHARD) {
             throw new IllegalArgumentException(
                     where + "batch-size must be at most " + JobStore.MOST_PER_SHARD + ", was " + batchSize);
@@ -85,6 +83,12 @@ public record QueueSettings(int shards, Duration lease, int batchSize, int concu
         if (backoffInitial.isNegative() || backoffMax.compareTo(backoffInitial) < 0) {
             throw new IllegalArgumentException(where + "backoff.initial must not be negative and backoff.max must be"
                     + " at least backoff.initial, were " + backoffInitial + " and " + backoffMax);
+        }
+    }
+
+    private static void atLeastOne(String key, int value) {
+        if (value < 1) {
+            throw new IllegalArgumentException(key + " must be at least 1, was " + value);
         }
     }
 }
