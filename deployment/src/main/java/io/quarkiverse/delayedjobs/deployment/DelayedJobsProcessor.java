@@ -106,7 +106,9 @@ class DelayedJobsProcessor {
                 .addBeanClasses(PayloadCodec.class, ReactiveDelayedSchedulerImpl.class, DelayedSchedulerImpl.class,
                         DelayedJobsEngine.class, RedisClientOptions.class, JobEvents.class, GuardedListeners.class)
                 .build());
-        autoScopes.produce(AutoAddScopeBuildItem.builder().containsAnnotations(DELAYED).defaultScope(BuiltinScope.SINGLETON)
+        // Not an inner class, of which CDI makes no bean: its @Delayed method gets a build error of its own.
+        autoScopes.produce(AutoAddScopeBuildItem.builder().containsAnnotations(DELAYED)
+                .and((clazz, annotations, index) -> !isInner(clazz)).defaultScope(BuiltinScope.SINGLETON)
                 .unremovable().reason("Found @Delayed methods").build());
     }
 
@@ -207,10 +209,13 @@ class DelayedJobsProcessor {
                 .filter(m -> !Modifier.isInterface(m.declaringClass().flags()) && !m.isSynthetic()
                         && annotations.hasAnnotation(m, DELAYED) && !reached.contains(key(m)))
                 .sorted(Comparator.comparing(DelayedJobsProcessor::describe))
-                .forEach(m -> problems.add(problem("A @Delayed method must be a method of a bean, and no bean declares or"
-                        + " inherits this one (an abstract class that no bean extends, a subclass without a scope"
-                        + " annotation, a @Vetoed class): give the class that is to run it a scope such as"
-                        + " @ApplicationScoped", m)));
+                .forEach(m -> problems.add(problem(isInner(m.declaringClass())
+                        ? "A @Delayed method must be declared in a top-level or static nested class: CDI makes no bean"
+                                + " of an inner class"
+                        : "A @Delayed method must be a method of a bean, and no bean declares or inherits this one (an"
+                                + " abstract class that no bean extends, a subclass without a scope annotation, a"
+                                + " @Vetoed class): give the class that is to run it a scope such as @ApplicationScoped",
+                        m)));
         if (!problems.isEmpty()) {
             errors.produce(new ValidationErrorBuildItem(problems));
         }
@@ -395,6 +400,11 @@ class DelayedJobsProcessor {
         return declared.contains(packagePrivate
                 ? method.declaringClass().name().packagePrefix() + " " + signature(method)
                 : signature(method));
+    }
+
+    /** A nested class that is not static, a local or an anonymous class: one whose instances need an outer one. */
+    private static boolean isInner(ClassInfo clazz) {
+        return clazz.nestingType() != ClassInfo.NestingType.TOP_LEVEL && !Modifier.isStatic(clazz.flags());
     }
 
     private static String key(MethodInfo method) {

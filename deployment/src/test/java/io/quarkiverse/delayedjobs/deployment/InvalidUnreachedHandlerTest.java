@@ -14,7 +14,8 @@ import io.quarkus.test.QuarkusUnitTest;
 
 /**
  * A {@code @Delayed} method that no bean declares nor inherits would never run: an abstract class that no bean
- * extends, one whose subclass has no scope annotation (so is no bean), a {@code @Vetoed} class. Each is a build error.
+ * extends, one whose subclass has no scope annotation (so is no bean), a {@code @Vetoed} class, an inner class. Each
+ * is a build error.
  */
 public class InvalidUnreachedHandlerTest {
 
@@ -25,12 +26,14 @@ public class InvalidUnreachedHandlerTest {
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
             .withApplicationRoot(jar -> jar.addClasses(NoSubclass.class, Inherited.class, NoScope.class,
-                    Excluded.class))
+                    Excluded.class, Inner.class))
             .overrideConfigKey("quarkus.redis.devservices.enabled", "false")
             .assertException(failure -> assertReported(failure,
                     problem(RULE, NoSubclass.class, "run"),
                     problem(RULE, Inherited.class, "run"),
-                    problem(RULE, Excluded.class, "run")));
+                    problem(RULE, Excluded.class, "run"),
+                    problem("A @Delayed method must be declared in a top-level or static nested class: CDI makes no"
+                            + " bean of an inner class", Inner.class, "run")));
 
     abstract static class NoSubclass {
         @Delayed("no-subclass")
@@ -51,6 +54,13 @@ public class InvalidUnreachedHandlerTest {
     @Vetoed
     static class Excluded {
         @Delayed("vetoed")
+        void run() {
+        }
+    }
+
+    /** Not static: its instances need one of the test class. */
+    class Inner {
+        @Delayed("inner")
         void run() {
         }
     }
