@@ -23,8 +23,9 @@ import io.quarkus.test.QuarkusUnitTest;
 /**
  * Looking at a queue that nobody scheduled to (find, stats, dead letters, cancel, reschedule, requeue) finds nothing
  * and records nothing in Redis: a mistyped name in the Dev UI, or a queue that a later deployment configures with
- * another shard count, is not pinned to this instance's count. A queue whose count is recorded is read as before, and
- * one recorded with another count is refused as a schedule would be.
+ * another shard count, is not pinned to this instance's count. Jobs are still looked for when no count is recorded
+ * (Redis lost it after they were written). A queue whose count is recorded is read as before, and one recorded with
+ * another count is refused as a schedule would be.
  */
 public class UnusedQueueTest {
 
@@ -67,6 +68,20 @@ public class UnusedQueueTest {
         assertEquals(JobInfo.State.PENDING, found.get().state());
         assertEquals(1, scheduler.stats("used").pending());
         assertTrue(scheduler.cancel("used", "job-1"));
+    }
+
+    @Test
+    void aJobWrittenAfterTheCountWasLostIsFoundAndCancelled() {
+        scheduler.schedule("lost-count", "job-1", "payload", Duration.ofHours(1));
+        // Redis lost the count, not the job (as when an instance that had checked the count before schedules after a
+        // restart of Redis without its data); this instance forgets its check, as another one would not have it.
+        assertEquals(":1", RedisTestServer.command(URL, "DEL", "unused:{lost-count}:shards"));
+        store.checkShardCountsAgain();
+        assertTrue(scheduler.find("lost-count", "job-1").isPresent());
+        assertEquals(1, scheduler.stats("lost-count").pending());
+        assertTrue(scheduler.cancel("lost-count", "job-1"));
+        assertEquals(0, scheduler.stats("lost-count").pending());
+        assertEquals(":0", RedisTestServer.command(URL, "EXISTS", "unused:{lost-count}:shards"));
     }
 
     @Test

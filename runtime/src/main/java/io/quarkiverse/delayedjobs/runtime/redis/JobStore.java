@@ -107,8 +107,10 @@ public class JobStore implements AutoCloseable {
         QueueSettings.checkConfigured(config);
         this.redis = redis;
         this.vertx = vertx;
-        this.connection = new SharedConnection(options, vertx,
-                config.redisTimeout().toMillis());
+        // A Redis that comes back may have lost the shard counts: once the connection is lost, the next schedule of each
+        // queue records its count again (a producer-only instance has no wake subscription to tell it so).
+        this.connection = new SharedConnection(options, vertx, config.redisTimeout().toMillis(),
+                this::checkShardCountsAgain);
         this.config = config;
         this.cluster = cluster;
     }
@@ -160,12 +162,13 @@ public class JobStore implements AutoCloseable {
     }
 
     /**
-     * Runs an operation on the jobs a queue has (find, cancel, stats, …) with its keys, or answers {@code none} when
-     * its shard count is not recorded: then it has no job, since every schedule records it first. Such an operation
-     * records nothing, so that looking at a queue nobody uses (a mistyped name, a queue that a later deployment
-     * configures) does not fix its shard count.
+     * Runs an operation on the jobs a queue has (find, cancel, stats, …) with its keys, once its shard count is known
+     * not to disagree with the one recorded in Redis. Such an operation records no count, so that looking at a queue
+     * nobody uses (a mistyped name, a queue that a later deployment configures) does not fix it: with none recorded it
+     * runs with the configured count, and its scripts write nothing where they find no job. It still looks, since jobs
+     * may have been written after Redis lost the count (by an instance that had checked it before).
      */
-    private <T> Future<T> onUsedQueue(String queue, T none, Function<QueueKeys, Future<T>> operation) {
+    private <T> Future<T> withQueueKeys(String queue, Function<QueueKeys, Future<T>> operation) {
         Future<QueueKeys> checked = queues.get(queue);
         if (checked != null) {
             return checked.compose(operation);
@@ -173,10 +176,9 @@ public class JobStore implements AutoCloseable {
         QueueKeys keys = keysOf(queue);
         return connection.send(Request.cmd(Command.GET).arg(keys.shardCountKey()))
                 .recover(e -> fail("read the shard count of queue '" + queue + "'", e)).compose(recorded -> {
-                    if (recorded == null) {
-                        return Future.succeededFuture(none);
+                    if (recorded != null) {
+                        queues.putIfAbsent(queue, Future.succeededFuture(agreeing(queue, keys, recorded)));
                     }
-                    queues.putIfAbsent(queue, Future.succeededFuture(agreeing(queue, keys, recorded)));
                     return operation.apply(keys);
                 });
     }
@@ -282,14 +284,14 @@ public class JobStore implements AutoCloseable {
     }
 
     public Future<Boolean> cancel(String queue, String id) {
-        return onUsedQueue(queue, false, k -> {
+        return withQueueKeys(queue, k -> {
             int shard = k.shardOf(id);
             return run(Script.CANCEL, k.shard(shard), List.of(id, k.wakeChannel(), shard)).map(r -> r.toInteger() == 1);
         });
     }
 
     public Future<Boolean> reschedule(String queue, String id, long dueOrDelayMs, boolean relative) {
-        return onUsedQueue(queue, false, k -> {
+        return withQueueKeys(queue, k -> {
             int shard = k.shardOf(id);
             return run(Script.RESCHEDULE, k.shard(shard),
                     List.of(id, dueOrDelayMs, relative ? "in" : "at", k.wakeChannel(), shard)).map(r -> r.toInteger() == 1);
@@ -297,9 +299,9 @@ public class JobStore implements AutoCloseable {
     }
 
     public Future<Optional<JobInfo>> find(String queue, String id) {
-        return onUsedQueue(queue, Optional.empty(), k -> run(Script.FIND, k.shard(k.shardOf(id)), List.of(id)).map(r -> {
+        return withQueueKeys(queue, k -> run(Script.FIND, k.shard(k.shardOf(id)), List.of(id)).map(r -> {
             if (r == null) {
-                return Optional.<JobInfo> empty();
+                return Optional.empty();
             }
             JobInfo.State state = JobInfo.State.valueOf(r.get(0).toString());
             JobInfo info = info(queue, id, state, r.get(1), r.get(2), r.get(3));
@@ -321,14 +323,14 @@ public class JobStore implements AutoCloseable {
     }
 
     public Future<Boolean> requeue(String queue, String id) {
-        return onUsedQueue(queue, false, k -> {
+        return withQueueKeys(queue, k -> {
             int shard = k.shardOf(id);
             return run(Script.REQUEUE, k.shard(shard), List.of(id, k.wakeChannel(), shard)).map(r -> r.toInteger() == 1);
         });
     }
 
     public Future<QueueStats> stats(String queue) {
-        return onUsedQueue(queue, new QueueStats(0, 0, 0, Optional.empty(), Duration.ZERO), k -> {
+        return withQueueKeys(queue, k -> {
             List<Future<Response>> shards = new ArrayList<>();
             for (int s = 0; s < k.shards(); s++) {
                 shards.add(run(Script.STATS, k.shard(s), List.of()));
@@ -355,7 +357,7 @@ public class JobStore implements AutoCloseable {
     }
 
     public Future<List<JobInfo>> deadLetters(String queue, int limit) {
-        return onUsedQueue(queue, List.of(), k -> {
+        return withQueueKeys(queue, k -> {
             List<Future<Response>> shards = new ArrayList<>();
             for (int s = 0; s < k.shards(); s++) {
                 shards.add(run(Script.DEAD_LETTERS, k.shard(s), List.of(limit)));

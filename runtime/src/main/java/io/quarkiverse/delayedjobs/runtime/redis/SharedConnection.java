@@ -106,16 +106,19 @@ final class SharedConnection {
      */
     private final Context context;
     private final long timeoutMs;
+    /** Told when a connection is given up: the server may lose its data before the next one opens (a restart). */
+    private final Runnable lost;
     /** Calls sent and not yet answered nor timed out; guarded by {@code this}, which {@link #close()} waits on. */
     private int inFlight;
     private Link current;
     private boolean closed;
 
-    SharedConnection(Supplier<RedisOptions> options, Vertx vertx, long timeoutMs) {
+    SharedConnection(Supplier<RedisOptions> options, Vertx vertx, long timeoutMs, Runnable lost) {
         this.options = options;
         this.vertx = vertx;
         this.context = ((VertxInternal) vertx).createEventLoopContext();
         this.timeoutMs = timeoutMs;
+        this.lost = lost;
     }
 
     /** The event loop of the connection: work that ends in calls is best done there. */
@@ -227,6 +230,7 @@ final class SharedConnection {
             }
             current = null;
         }
+        lost.run();
         link.client.close();
     }
 
