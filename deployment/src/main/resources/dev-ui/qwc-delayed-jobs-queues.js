@@ -181,7 +181,9 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
             ? html`<qui-badge small><span>cron ${queue.cron} (${queue.timeZone ?? 'UTC'})</span></qui-badge>
                 ${queue.nextOccurrenceAt
                     ? html`<span class="muted">next ${this._time(queue.nextOccurrenceAt)}</span>`
-                    : queue.error ? '' : html`<span class="muted">not armed</span>`}`
+                    : queue.scheduleError
+                        ? html`<span class="cell-error">schedule not read: ${queue.scheduleError}</span>`
+                        : html`<span class="muted">not armed</span>`}`
             : '';
         // The package would take most of the column: it goes on a line of its own.
         const hash = queue.handler.indexOf('#');

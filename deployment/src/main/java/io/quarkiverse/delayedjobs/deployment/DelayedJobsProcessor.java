@@ -177,7 +177,7 @@ class DelayedJobsProcessor {
                         continue;
                     }
                     int before = problems.size();
-                    DelayedMethodBuildItem item = validate(bean, method, delayed, annotations, handlerOfQueue,
+                    DelayedMethodBuildItem item = validate(bean, method, delayed, annotations, index, handlerOfQueue,
                             problems);
                     if (problems.size() == before) {
                         methods.produce(item.withInvoker(invokerFactory.createInvoker(bean, method)
@@ -203,18 +203,22 @@ class DelayedJobsProcessor {
                 .sorted(Comparator.comparing(DelayedJobsProcessor::describe))
                 .forEach(m -> problems.add(problem("A @Delayed method must be declared in a class, not in an interface",
                         m)));
+        // A @Delayed method that no bean declares or inherits never runs. Left alone when a class that would run it
+        // was left out of the beans on purpose (a build profile, an alternative not selected, exclude-types, @Vetoed):
+        // a concrete class that declares it (it gets a scope of its own otherwise), or a subclass with annotations.
         index.getAnnotations(DELAYED).stream()
                 .filter(a -> a.target().kind() == AnnotationTarget.Kind.METHOD)
                 .map(a -> a.target().asMethod())
                 .filter(m -> !Modifier.isInterface(m.declaringClass().flags()) && !m.isSynthetic()
-                        && annotations.hasAnnotation(m, DELAYED) && !reached.contains(key(m)))
+                        && annotations.hasAnnotation(m, DELAYED) && !reached.contains(key(m))
+                        && nothingCouldRun(m.declaringClass(), index))
                 .sorted(Comparator.comparing(DelayedJobsProcessor::describe))
                 .forEach(m -> problems.add(problem(isInner(m.declaringClass())
                         ? "A @Delayed method must be declared in a top-level or static nested class: CDI makes no bean"
                                 + " of an inner class"
-                        : "A @Delayed method must be a method of a bean, and no bean declares or inherits this one (an"
-                                + " abstract class that no bean extends, a subclass without a scope annotation, a"
-                                + " @Vetoed class): give the class that is to run it a scope such as @ApplicationScoped",
+                        : "A @Delayed method of an abstract class must be inherited by a bean, and no bean extends "
+                                + m.declaringClass().name() + " (a subclass without a scope annotation is no bean):"
+                                + " give the subclass that is to run it a scope such as @ApplicationScoped",
                         m)));
         if (!problems.isEmpty()) {
             errors.produce(new ValidationErrorBuildItem(problems));
@@ -222,7 +226,7 @@ class DelayedJobsProcessor {
     }
 
     private static DelayedMethodBuildItem validate(BeanInfo bean, MethodInfo method, AnnotationInstance delayed,
-            TransformedAnnotationsBuildItem annotations, Map<String, String> handlerOfQueue,
+            TransformedAnnotationsBuildItem annotations, IndexView index, Map<String, String> handlerOfQueue,
             List<Throwable> problems) {
         String queue = delayed.value().asString();
         if (!JobArguments.QUEUE_NAME.matcher(queue).matches()) {
@@ -297,8 +301,7 @@ class DelayedJobsProcessor {
         // A transaction cannot start on an event loop: @Transactional means a worker thread unless the method says
         // otherwise, as for Quarkus REST endpoints.
         boolean transactional = annotations.hasAnnotation(method, TRANSACTIONAL)
-                || annotations.hasAnnotation(method.declaringClass(), TRANSACTIONAL)
-                || annotations.hasAnnotation(bean.getTarget().get().asClass(), TRANSACTIONAL);
+                || transactionalClass(bean.getTarget().get().asClass(), annotations, index);
         ExecutionModel model = virtual ? ExecutionModel.VIRTUAL_THREAD
                 : nonBlocking ? ExecutionModel.EVENT_LOOP
                         : blocking || transactional ? ExecutionModel.BLOCKING
@@ -400,6 +403,36 @@ class DelayedJobsProcessor {
         return declared.contains(packagePrivate
                 ? method.declaringClass().name().packagePrefix() + " " + signature(method)
                 : signature(method));
+    }
+
+    /**
+     * Whether no bean could ever run the {@code @Delayed} methods of a class that no bean of this build reaches: an
+     * inner class, or an abstract class none of whose concrete subclasses carries an annotation (the scope that
+     * would make it a bean was forgotten).
+     */
+    private static boolean nothingCouldRun(ClassInfo clazz, IndexView index) {
+        if (isInner(clazz)) {
+            return true;
+        }
+        if (!Modifier.isAbstract(clazz.flags())) {
+            return false;
+        }
+        return index.getAllKnownSubclasses(clazz.name()).stream()
+                .noneMatch(sub -> !Modifier.isAbstract(sub.flags()) && !isInner(sub)
+                        && !sub.declaredAnnotations().isEmpty());
+    }
+
+    /** Whether the bean's class or a superclass is {@code @Transactional}, which is inherited (and binds every method). */
+    private static boolean transactionalClass(ClassInfo clazz, TransformedAnnotationsBuildItem annotations,
+            IndexView index) {
+        while (clazz != null) {
+            if (annotations.hasAnnotation(clazz, TRANSACTIONAL)) {
+                return true;
+            }
+            DotName superName = clazz.superName();
+            clazz = superName == null || superName.equals(DotName.OBJECT_NAME) ? null : index.getClassByName(superName);
+        }
+        return false;
     }
 
     /** A nested class that is not static, a local or an anonymous class: one whose instances need an outer one. */

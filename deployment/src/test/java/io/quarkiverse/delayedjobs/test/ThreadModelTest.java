@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
+import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
@@ -33,8 +34,8 @@ public class ThreadModelTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Handlers.class, TransactionalHandlers.class, RequestState.class,
-                    RedisTestServer.class))
+            .withApplicationRoot(jar -> jar.addClasses(Handlers.class, TransactionalBase.class,
+                    TransactionalHandlers.class, RequestState.class, RedisTestServer.class))
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "threads");
 
@@ -123,7 +124,12 @@ public class ThreadModelTest {
 
     /** A transaction cannot start on an event loop: @Transactional, on the method or the class, means a worker. */
     @Transactional
-    static class TransactionalHandlers {
+    abstract static class TransactionalBase {
+    }
+
+    /** Inherits @Transactional from its superclass, as an interceptor binding is. */
+    @ApplicationScoped
+    static class TransactionalHandlers extends TransactionalBase {
         @Inject
         Handlers handlers;
 

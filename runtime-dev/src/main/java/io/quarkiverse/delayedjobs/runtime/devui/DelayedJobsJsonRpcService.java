@@ -56,16 +56,17 @@ public class DelayedJobsJsonRpcService {
      * @param cron the schedule of a recurring handler, or null
      * @param timeZone the time zone of that schedule, or null for UTC
      * @param nextOccurrenceAt the occurrence the job of that schedule is armed at (ISO-8601), or null when none is
-     *        armed (a schedule that has ended, one no instance with workers registered) or not read (see error)
+     *        armed (a schedule that has ended, one no instance with workers registered) or it was not read
+     * @param scheduleError why the armed occurrence could not be read, or null
      * @param pending jobs waiting, or null when the figures could not be read
      * @param running jobs claimed by a worker, or null
      * @param dead dead letters, or null
      * @param nextDueAt the earliest due time of a pending job (ISO-8601), or null
      * @param lagMillis how long the oldest due pending job has waited, or null
-     * @param error why the figures, or the schedule's armed occurrence, could not be read, or null
+     * @param error why the figures could not be read, or null
      */
     public record QueueView(String name, String handler, String cron, String timeZone, String nextOccurrenceAt,
-            Long pending, Long running, Long dead, String nextDueAt, Long lagMillis, String error) {
+            String scheduleError, Long pending, Long running, Long dead, String nextDueAt, Long lagMillis, String error) {
     }
 
     /**
@@ -105,12 +106,11 @@ public class DelayedJobsJsonRpcService {
                 : read(armedOccurrence(queue));
         return Uni.combine().all().unis(armed, read(scheduler.stats(queue))).with((next, figures) -> {
             QueueStats s = figures.value();
-            // Unread, the schedule is neither armed nor not: the error says why.
-            String error = figures.error() != null ? figures.error() : next.error();
-            return error != null
-                    ? new QueueView(queue, method, cron, zone, next.value(), null, null, null, null, null, error)
-                    : new QueueView(queue, method, cron, zone, next.value(), s.pending(), s.running(), s.dead(),
-                            s.nextDueAt().map(Instant::toString).orElse(null), s.lag().toMillis(), null);
+            return s == null
+                    ? new QueueView(queue, method, cron, zone, next.value(), next.error(), null, null, null, null,
+                            null, figures.error())
+                    : new QueueView(queue, method, cron, zone, next.value(), next.error(), s.pending(), s.running(),
+                            s.dead(), s.nextDueAt().map(Instant::toString).orElse(null), s.lag().toMillis(), null);
         });
     }
 

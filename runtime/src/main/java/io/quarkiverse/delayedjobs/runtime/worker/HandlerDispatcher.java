@@ -99,15 +99,26 @@ final class HandlerDispatcher {
 
     /**
      * Whether the invoker failed on a null {@code Uni} or {@code CompletionStage} from the handler: it chains the
-     * result's completion (to end the bean instance then), so the NPE is thrown by ArC's own code. One thrown by the
-     * handler, or by an interceptor around it, is thrown by their code and keeps its message.
+     * result's completion (to end the bean instance then), so the NPE is thrown by ArC's own code, after the handler
+     * method returned. One thrown by the handler, by an interceptor around it or by what they call keeps its message.
      */
     private boolean returnedNull(Throwable e) {
         if (!handler.asynchronous() || !(e instanceof NullPointerException)) {
             return false;
         }
         StackTraceElement[] frames = e.getStackTrace();
-        return frames.length > 0 && frames[0].getClassName().startsWith("io.quarkus.arc.");
+        if (frames.length == 0 || !frames[0].getClassName().startsWith("io.quarkus.arc.")) {
+            return false;
+        }
+        int hash = handler.method().indexOf('#');
+        String declaringClass = handler.method().substring(0, hash);
+        String methodName = handler.method().substring(hash + 1, handler.method().length() - "()".length());
+        for (StackTraceElement frame : frames) {
+            if (frame.getClassName().equals(declaringClass) && frame.getMethodName().equals(methodName)) {
+                return false; // thrown while the handler ran, by ArC code it called
+            }
+        }
+        return true;
     }
 
     private void run(Delivery delivery, Promise<Void> done) {
