@@ -67,7 +67,7 @@ final class WakeListener {
             }
             conn.handler(message -> onMessage(conn, message));
             conn.exceptionHandler(e -> LOG.debugf(e, "Wake channel connection failed"));
-            conn.endHandler(v -> reconnectLater());
+            conn.endHandler(v -> replace(conn));
             Request subscribe = Request.cmd(Command.SUBSCRIBE).arg(heartbeatChannel);
             workers.keySet().stream().sorted().forEach(subscribe::arg);
             return conn.send(subscribe).<Void> mapEmpty();
@@ -79,7 +79,7 @@ final class WakeListener {
             // The client completes a SUBSCRIBE once it is written, and hands Redis's refusal (NOPERM, say) here: the
             // connection listens to nothing. Closed, it is replaced a second later, as a lost one.
             LOG.warnf("Redis refused the delayed-jobs wake subscription (%s); retrying", message);
-            conn.close();
+            replace(conn);
             return;
         }
         if (message.type() != ResponseType.MULTI && message.type() != ResponseType.PUSH || message.size() != 3) {
@@ -122,6 +122,22 @@ final class WakeListener {
         }
     }
 
+    /**
+     * Closes a connection that ended, was refused its subscription or went silent, and opens another a second later:
+     * once, whichever comes first. (A closed connection may not say it ended: a cluster connection whose node is
+     * frozen did not, and closing it again threw.)
+     */
+    private void replace(RedisConnection conn) {
+        synchronized (this) {
+            if (connection != conn) {
+                return; // replaced already, or stopped
+            }
+            connection = null;
+        }
+        conn.close();
+        reconnectLater();
+    }
+
     private void reconnectLater() {
         if (stopped) {
             return;
@@ -157,14 +173,18 @@ final class WakeListener {
                             && (judged ? heartbeatReceived < heartbeat : subscribed != sentOn)) {
                         LOG.infof("No heartbeat on the delayed-jobs wake channels within %d ms; reconnecting",
                                 HEARTBEAT_TIMEOUT_MS);
-                        sentOn.close();
+                        replace(sentOn);
                     }
                 }));
     }
 
     void stop() {
         stopped = true;
-        RedisConnection conn = connection;
+        RedisConnection conn;
+        synchronized (this) {
+            conn = connection;
+            connection = null;
+        }
         if (conn != null) {
             conn.close();
         }
