@@ -8,7 +8,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -34,7 +33,7 @@ public class EventLoopPerQueueTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Handlers.class, RedisTestServer.class))
+            .withApplicationRoot(jar -> jar.addClasses(Handlers.class, RedisTestServer.class, VertxFutures.class))
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "event-loop-per-queue")
             // The wake subscription's connection may live on the loop blocked here: the other worker then learns of
@@ -81,27 +80,19 @@ public class EventLoopPerQueueTest {
         Map<String, String> loops = new HashMap<>();
         for (StartedWorker worker : engine.startedWorkers()) {
             contexts.put(worker.queue(), worker.context());
-            loops.put(worker.queue(), threadOf(worker.context()));
+            loops.put(worker.queue(), VertxFutures.threadOf(worker.context()));
         }
         assertEquals(3, new HashSet<>(loops.values()).size(), "each queue's worker has an event loop of its own: " + loops);
 
         // Not the loop of the extension's Redis connection, which every call goes through, nor the one this thread's
         // calls complete on.
-        Set<String> shared = Set.of(threadOf(store.connectionContext()), threadOf(vertx.getOrCreateContext()));
+        Set<String> shared = Set.of(VertxFutures.threadOf(store.connectionContext()),
+                VertxFutures.threadOf(vertx.getOrCreateContext()));
         String blocked = loops.entrySet().stream().filter(e -> !shared.contains(e.getValue())).findFirst()
                 .orElseThrow().getKey();
-        CountDownLatch isBlocked = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        contexts.get(blocked).runOnContext(v -> {
-            isBlocked.countDown();
-            try {
-                release.await(60, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
+        VertxFutures.block(contexts.get(blocked), release);
         try {
-            assertTrue(isBlocked.await(10, TimeUnit.SECONDS));
             for (String other : loops.keySet()) {
                 if (!other.equals(blocked)) {
                     scheduler.schedule(other, "job", null, Duration.ZERO);
@@ -115,11 +106,5 @@ public class EventLoopPerQueueTest {
         }
         scheduler.schedule(blocked, "job", null, Duration.ZERO);
         assertTrue(Handlers.ran.get(blocked).await(10, TimeUnit.SECONDS), "and that of " + blocked + " once free");
-    }
-
-    private static String threadOf(Context context) throws Exception {
-        CompletableFuture<String> thread = new CompletableFuture<>();
-        context.runOnContext(v -> thread.complete(Thread.currentThread().getName()));
-        return thread.get(10, TimeUnit.SECONDS);
     }
 }

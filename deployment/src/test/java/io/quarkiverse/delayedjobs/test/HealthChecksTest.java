@@ -12,9 +12,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
@@ -42,8 +40,9 @@ public class HealthChecksTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Handler.class, EventLoopRoute.class, HealthEndpoints.class,
-                    RedisTestServer.class))
+            .withApplicationRoot(
+                    jar -> jar.addClasses(Handler.class, EventLoopRoute.class, HealthEndpoints.class, VertxFutures.class,
+                            RedisTestServer.class))
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "health");
 
@@ -85,20 +84,11 @@ public class HealthChecksTest {
         assertEquals(List.of(QUEUE), workers.stream().map(StartedWorker::queue).toList());
         Context context = workers.get(0).context();
         // The health endpoint answers on the event loop of its connection: it must not be the one to block.
-        HttpClient client = clientServedBesides(threadOf(context));
+        HttpClient client = clientServedBesides(VertxFutures.threadOf(context));
 
-        CountDownLatch blocked = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        context.runOnContext(v -> {
-            blocked.countDown();
-            try {
-                release.await(60, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
+        VertxFutures.block(context, release);
         try {
-            assertTrue(blocked.await(10, TimeUnit.SECONDS));
             long start = System.nanoTime();
             HealthEndpoints.Answer live = HealthEndpoints.get(client, LIVE);
             long tookMs = (System.nanoTime() - start) / 1_000_000;
@@ -113,12 +103,6 @@ public class HealthChecksTest {
         }
         await().atMost(Duration.ofSeconds(10)).until(
                 () -> "UP".equals(HealthEndpoints.get(client, LIVE).check(LIVENESS_CHECK).getString("status")));
-    }
-
-    private static String threadOf(Context context) throws Exception {
-        CompletableFuture<String> thread = new CompletableFuture<>();
-        context.runOnContext(v -> thread.complete(Thread.currentThread().getName()));
-        return thread.get(10, TimeUnit.SECONDS);
     }
 
     /**
