@@ -31,12 +31,19 @@ public final class RedisTestServer {
     private final Path dir;
 
     private RedisTestServer(String... options) {
+        this(freePort(), temporaryDirectory("redis-test"), options);
+    }
+
+    private RedisTestServer(int port, Path dir, String... options) {
+        this(port, dir, concat(List.of("redis-server", "--port", String.valueOf(port), "--bind", "127.0.0.1", "--save",
+                "", "--appendonly", "no", "--dir", dir.toString()), options));
+    }
+
+    /** Runs {@code command}, which starts a server listening on {@code port} with its files in {@code dir}. */
+    private RedisTestServer(int port, Path dir, List<String> command) {
+        this.port = port;
+        this.dir = dir;
         try {
-            this.port = freePort();
-            this.dir = Files.createTempDirectory("redis-test");
-            List<String> command = new ArrayList<>(List.of("redis-server", "--port", String.valueOf(port), "--bind",
-                    "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString()));
-            command.addAll(List.of(options));
             this.process = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(dir.resolve("redis.log").toFile()).start();
         } catch (IOException e) {
@@ -104,6 +111,50 @@ public final class RedisTestServer {
         return urls;
     }
 
+    /** The URLs of a master, its replica and the Sentinel that watches them as {@code mymaster}. */
+    public record SentinelSetup(String masterUrl, String replicaUrl, String sentinelUrl) {
+    }
+
+    /**
+     * A master, its replica and one Sentinel watching them as {@code mymaster} (quorum 1), started on first use; each
+     * test that fails them over needs its own {@code name}. Sentinel rewrites its configuration file, so it gets one of
+     * its own in its directory.
+     */
+    public static synchronized SentinelSetup sentinel(String name) {
+        String property = "delayed-jobs.test.redis-sentinel." + name;
+        String urls = System.getProperty(property);
+        if (urls == null) {
+            SentinelSetup setup = startSentinel();
+            urls = setup.masterUrl() + "," + setup.replicaUrl() + "," + setup.sentinelUrl();
+            System.setProperty(property, urls);
+        }
+        String[] each = urls.split(",");
+        return new SentinelSetup(each[0], each[1], each[2]);
+    }
+
+    private static SentinelSetup startSentinel() {
+        RedisTestServer master = new RedisTestServer();
+        RedisTestServer replica = new RedisTestServer("--replicaof", "127.0.0.1", String.valueOf(master.port));
+        Awaitility.await().atMost(Duration.ofSeconds(30))
+                .until(() -> command(replica.url(), "INFO", "replication").contains("master_link_status:up"));
+        int port = freePort();
+        Path dir = temporaryDirectory("redis-sentinel");
+        Path conf = dir.resolve("sentinel.conf");
+        try {
+            Files.writeString(conf, String.join("\n", "port " + port, "bind 127.0.0.1", "dir " + dir,
+                    "sentinel monitor mymaster 127.0.0.1 " + master.port + " 1",
+                    "sentinel down-after-milliseconds mymaster 2000", "sentinel failover-timeout mymaster 10000", ""));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        RedisTestServer sentinel = new RedisTestServer(port, dir,
+                List.of("redis-server", conf.toString(), "--sentinel"));
+        // Sentinel learns of the replica from the master's INFO: then it lists one (an array of one, '*1').
+        Awaitility.await().atMost(Duration.ofSeconds(30))
+                .until(() -> "*1".equals(command(sentinel.url(), "SENTINEL", "REPLICAS", "mymaster")));
+        return new SentinelSetup(master.url(), replica.url(), sentinel.url());
+    }
+
     /** Shuts the server at {@code url} down and waits until it no longer accepts connections. */
     public static void shutdown(String url) {
         int port = Integer.parseInt(url.substring(url.lastIndexOf(':') + 1));
@@ -144,8 +195,9 @@ public final class RedisTestServer {
     }
 
     /**
-     * Sends one command to the server at {@code url} and returns its reply: a status, error or integer line as sent
-     * ({@code +OK}, {@code :0}), the text of a bulk string (ASCII), or null when the server closes the connection.
+     * Sends one command to the server at {@code url} and returns its reply: a status, error, integer or array header
+     * line as sent ({@code +OK}, {@code :0}, {@code *2}), the text of a bulk string (ASCII), or null when the server closes the
+     * connection.
      */
     public static String command(String url, String... args) {
         int port = Integer.parseInt(url.substring(url.lastIndexOf(':') + 1));
@@ -194,9 +246,25 @@ public final class RedisTestServer {
         }
     }
 
-    private static int freePort() throws IOException {
+    private static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
+    }
+
+    private static Path temporaryDirectory(String prefix) {
+        try {
+            return Files.createTempDirectory(prefix);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static List<String> concat(List<String> first, String... more) {
+        List<String> all = new ArrayList<>(first);
+        all.addAll(List.of(more));
+        return all;
     }
 }

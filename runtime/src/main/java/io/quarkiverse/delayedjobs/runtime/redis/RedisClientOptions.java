@@ -6,7 +6,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import jakarta.inject.Singleton;
 
 import io.quarkus.redis.client.RedisOptionsCustomizer;
+import io.vertx.redis.client.RedisClientType;
 import io.vertx.redis.client.RedisOptions;
+import io.vertx.redis.client.RedisRole;
 
 /**
  * Keeps the options Quarkus builds for each Redis client it creates (hosts, credentials, TLS, client type), so that the
@@ -25,14 +27,23 @@ public class RedisClientOptions implements RedisOptionsCustomizer {
     }
 
     /**
-     * A copy of the options of the named client. Quarkus creates the clients at startup, those that are active: a
-     * client without hosts has none.
+     * A copy of the options of the named client, for a client of the engine's own. Quarkus creates the clients at
+     * startup, those that are active: a client without hosts has none.
+     * <p>
+     * A Sentinel client of the master listens for Sentinel's announcement of a new master whatever
+     * {@code quarkus.redis.auto-failover} says, and closes its connection to the old one then (the engine opens the
+     * next through Sentinel): after a planned switchover the old master takes writes until Sentinel demotes it, seconds
+     * later, and its resynchronisation then drops them, jobs and claims among them.
      */
     public RedisOptions copyOf(String clientName) {
         RedisOptions options = byClient.get(clientName);
         if (options == null) {
             throw new IllegalStateException("The Redis client '" + clientName + "' is not active (are its hosts set?)");
         }
-        return new RedisOptions(options);
+        RedisOptions copy = new RedisOptions(options);
+        if (copy.getType() == RedisClientType.SENTINEL && copy.getRole() == RedisRole.MASTER) {
+            copy.setAutoFailover(true);
+        }
+        return copy;
     }
 }

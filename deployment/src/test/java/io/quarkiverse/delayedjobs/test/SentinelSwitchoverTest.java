@@ -1,0 +1,122 @@
+package io.quarkiverse.delayedjobs.test;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quarkiverse.delayedjobs.Delayed;
+import io.quarkiverse.delayedjobs.DelayedScheduler;
+import io.quarkiverse.delayedjobs.JobContext;
+import io.quarkus.test.QuarkusUnitTest;
+
+/**
+ * A planned Sentinel switchover ({@code SENTINEL FAILOVER}) with a producer scheduling all along. The old master stays
+ * up and writable until Sentinel demotes it, seconds after the switch, and its resynchronisation with the new master
+ * drops what it took meanwhile: an instance still writing there loses the jobs it scheduled, those not run by then.
+ * The engine moves to the new master when Sentinel announces it, so every job scheduled after that runs. (What the old
+ * master takes between the promotion of its replica and the announcement is lost all the same: Sentinel does not stop
+ * the old master's writes.)
+ */
+public class SentinelSwitchoverTest {
+
+    static final RedisTestServer.SentinelSetup REDIS = RedisTestServer.sentinel("switchover");
+    /** How long after the test saw the announcement a schedule call starts for sure after the engine heard it too. */
+    static final Duration ANNOUNCEMENT_HEARD = Duration.ofMillis(250);
+
+    @RegisterExtension
+    static final QuarkusUnitTest test = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(Recorder.class, RedisTestServer.class,
+                    RedisTestServer.SentinelSetup.class))
+            .overrideConfigKey("quarkus.redis.hosts", REDIS.sentinelUrl())
+            .overrideConfigKey("quarkus.redis.client-type", "sentinel")
+            .overrideConfigKey("quarkus.redis.master-name", "mymaster")
+            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "switchover");
+
+    static class Recorder {
+        static final Set<String> ran = ConcurrentHashMap.newKeySet();
+
+        @Delayed("switchover")
+        void run(String payload, JobContext context) {
+            ran.add(context.id());
+        }
+    }
+
+    @Inject
+    DelayedScheduler scheduler;
+
+    @Test
+    void everyJobScheduledAfterTheAnnouncementRuns() {
+        // Each job whose schedule call succeeded, by the time the call started.
+        Map<String, Long> scheduled = new ConcurrentHashMap<>();
+        AtomicInteger next = new AtomicInteger();
+        ScheduledExecutorService producer = Executors.newSingleThreadScheduledExecutor();
+        producer.scheduleAtFixedRate(() -> {
+            String id = "job:" + next.incrementAndGet();
+            long started = System.nanoTime();
+            try {
+                // Due after the old master is demoted, if scheduled there: not claimed from it before.
+                scheduler.schedule("switchover", id, "payload", Duration.ofSeconds(2));
+                scheduled.put(id, started);
+            } catch (RuntimeException e) {
+                // A call that failed while the master changed: its caller knows, and it is not counted.
+            }
+        }, 0, 20, TimeUnit.MILLISECONDS);
+        long announced;
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> scheduled.size() >= 20);
+            assertEquals("+OK", RedisTestServer.command(REDIS.sentinelUrl(), "SENTINEL", "FAILOVER", "mymaster"));
+            String newAddress = "address=" + REDIS.replicaUrl().substring("redis://".length());
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> RedisTestServer.command(REDIS.sentinelUrl(), "INFO", "sentinel").contains(newAddress));
+            announced = System.nanoTime();
+            // The old master is demoted and resynchronised from the new one: what it took after the switch is gone.
+            await().atMost(Duration.ofSeconds(60)).until(() -> {
+                String replication = RedisTestServer.command(REDIS.masterUrl(), "INFO", "replication");
+                return replication.contains("role:slave") && replication.contains("master_link_status:up");
+            });
+            int atDemotion = scheduled.size();
+            await().atMost(Duration.ofSeconds(10)).until(() -> scheduled.size() >= atDemotion + 20);
+        } finally {
+            producer.shutdownNow();
+        }
+        long heard = announced + ANNOUNCEMENT_HEARD.toNanos();
+        Set<String> after = new TreeSet<>();
+        scheduled.forEach((id, started) -> {
+            if (started - heard >= 0) {
+                after.add(id);
+            }
+        });
+        assertTrue(after.size() >= 40, "jobs scheduled after the announcement: " + after.size());
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            Set<String> missing = new TreeSet<>(after);
+            missing.removeAll(Recorder.ran);
+            assertEquals(Set.of(), missing, "scheduled after the announcement, never run");
+        });
+
+        // The connection that followed the switch is replaced in turn when the new master closes it.
+        RedisTestServer.command(REDIS.replicaUrl(), "CLIENT", "KILL", "TYPE", "normal");
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            String id = "after-kill:" + next.incrementAndGet();
+            try {
+                scheduler.schedule("switchover", id, "payload", Duration.ZERO);
+            } catch (RuntimeException e) {
+                throw new AssertionError("schedule failed", e);
+            }
+        });
+    }
+}
