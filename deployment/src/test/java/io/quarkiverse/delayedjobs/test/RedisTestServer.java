@@ -52,6 +52,7 @@ public final class RedisTestServer {
         }
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> accepts(port));
         Runtime.getRuntime().addShutdownHook(new Thread(this::stop));
+        System.setProperty("delayed-jobs.test.redis-pid." + url(), String.valueOf(process.pid()));
     }
 
     /** The URL of the server shared by most tests of this JVM. */
@@ -81,34 +82,82 @@ public final class RedisTestServer {
         String property = "delayed-jobs.test.redis-cluster-urls";
         String urls = System.getProperty(property);
         if (urls == null) {
-            List<RedisTestServer> nodes = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
-                nodes.add(new RedisTestServer("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"));
-            }
-            List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
-            nodes.forEach(node -> create.add("127.0.0.1:" + node.port));
-            create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
-            try {
-                Process process = new ProcessBuilder(create).redirectErrorStream(true)
-                        .redirectOutput(nodes.get(0).dir.resolve("cluster-create.log").toFile()).start();
-                if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
-                    throw new IllegalStateException("redis-cli --cluster create failed: see "
-                            + nodes.get(0).dir.resolve("cluster-create.log"));
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-            for (RedisTestServer node : nodes) {
-                Awaitility.await().atMost(Duration.ofSeconds(30))
-                        .until(() -> command(node.url(), "CLUSTER", "INFO").contains("cluster_state:ok"));
-            }
-            urls = String.join(",", nodes.stream().map(RedisTestServer::url).toList());
+            urls = String.join(",", startCluster(3, 0));
             System.setProperty(property, urls);
         }
         return urls;
+    }
+
+    /**
+     * The URLs of the nodes of a Redis Cluster of three masters, each with a replica that takes over a master that has
+     * not answered for a second, started on first use; each test that fails nodes needs its own {@code name}.
+     */
+    public static synchronized List<String> clusterWithReplicasUrls(String name) {
+        String property = "delayed-jobs.test.redis-cluster-with-replicas-urls." + name;
+        String urls = System.getProperty(property);
+        if (urls == null) {
+            urls = String.join(",", startCluster(3, 1, "--cluster-node-timeout", "1000"));
+            System.setProperty(property, urls);
+        }
+        return List.of(urls.split(","));
+    }
+
+    /** The URLs of the nodes of a new cluster, once every node sees it whole. */
+    private static List<String> startCluster(int masters, int replicasPerMaster, String... options) {
+        List<RedisTestServer> nodes = new ArrayList<>();
+        for (int i = 0; i < masters * (1 + replicasPerMaster); i++) {
+            nodes.add(new RedisTestServer(concat(List.of("--cluster-enabled", "yes", "--cluster-config-file",
+                    "nodes.conf"), options).toArray(String[]::new)));
+        }
+        List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
+        nodes.forEach(node -> create.add("127.0.0.1:" + node.port));
+        create.addAll(List.of("--cluster-replicas", String.valueOf(replicasPerMaster), "--cluster-yes"));
+        try {
+            Process process = new ProcessBuilder(create).redirectErrorStream(true)
+                    .redirectOutput(nodes.get(0).dir.resolve("cluster-create.log").toFile()).start();
+            if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
+                throw new IllegalStateException(
+                        "redis-cli --cluster create failed: see " + nodes.get(0).dir.resolve("cluster-create.log"));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        List<String> urls = nodes.stream().map(RedisTestServer::url).toList();
+        for (String url : urls) {
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> command(url, "CLUSTER", "INFO")
+                    .contains("cluster_state:ok")
+                    && (command(url, "INFO", "replication").contains("role:master")
+                            || command(url, "INFO", "replication").contains("master_link_status:up")));
+        }
+        return urls;
+    }
+
+    /** Stops the process of the server at {@code url} (SIGSTOP): it still accepts connections, and answers nothing. */
+    public static void freeze(String url) {
+        signal(url, "-STOP");
+    }
+
+    /** Resumes a server {@link #freeze(String) frozen} before. */
+    public static void thaw(String url) {
+        signal(url, "-CONT");
+    }
+
+    private static void signal(String url, String signal) {
+        String pid = System.getProperty("delayed-jobs.test.redis-pid." + url);
+        try {
+            Process kill = new ProcessBuilder("kill", signal, pid).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill " + signal + " " + pid + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     /** The URLs of a master, its replica and the Sentinel that watches them as {@code mymaster}. */
@@ -232,7 +281,10 @@ public final class RedisTestServer {
     private void stop() {
         process.destroy();
         try {
-            process.waitFor();
+            // A frozen server keeps the signal pending.
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor();
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

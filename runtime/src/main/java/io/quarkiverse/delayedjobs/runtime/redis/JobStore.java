@@ -119,6 +119,14 @@ public class JobStore implements AutoCloseable {
         return redis;
     }
 
+    /**
+     * How long a connection may take to open before it is given up: opening takes several round trips (TLS,
+     * {@code HELLO}, {@code AUTH}, {@code SELECT}; on a cluster, the slot map and every node).
+     */
+    public long connectTimeoutMs() {
+        return SharedConnection.CONNECT_TIMEOUTS * config.redisTimeout().toMillis();
+    }
+
     /** The event loop of the store's own connection, where the calls are written. */
     public Context connectionContext() {
         return connection.context();

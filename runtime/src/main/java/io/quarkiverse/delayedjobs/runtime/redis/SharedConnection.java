@@ -94,7 +94,7 @@ final class SharedConnection {
     }
 
     /** How many times {@code redis-timeout} opening a connection may take: its handshake is several round trips. */
-    private static final int CONNECT_TIMEOUTS = 5;
+    static final int CONNECT_TIMEOUTS = 5;
     /** Beyond {@code redis-timeout}, so that a call in flight at the close fails by its own timeout, which says why. */
     private static final long CLOSE_MARGIN_MS = 100;
 

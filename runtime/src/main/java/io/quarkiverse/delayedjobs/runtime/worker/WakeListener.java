@@ -2,11 +2,13 @@ package io.quarkiverse.delayedjobs.runtime.worker;
 
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeoutException;
 
 import org.jboss.logging.Logger;
 
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
@@ -57,7 +59,7 @@ final class WakeListener {
     }
 
     Future<Void> start() {
-        return redis.connect().compose(conn -> {
+        return open().compose(conn -> {
             connection = conn;
             // Stopped while connecting (a reconnect under way): stop() may have closed the connection before this one.
             // Set first, then read: stop() sets 'stopped', then reads 'connection', so one of the two closes it.
@@ -72,6 +74,27 @@ final class WakeListener {
             workers.keySet().stream().sorted().forEach(subscribe::arg);
             return conn.send(subscribe).<Void> mapEmpty();
         });
+    }
+
+    /**
+     * A new connection, or a failure once it has not opened within the store's connect timeout: a cluster node that
+     * accepts connections and answers nothing (a frozen process) would otherwise hold the subscription's return until it
+     * answers again. One that opens after that is closed.
+     */
+    private Future<RedisConnection> open() {
+        Promise<RedisConnection> opened = Promise.promise();
+        long timeoutMs = store.connectTimeoutMs();
+        long deadline = vertx.setTimer(timeoutMs,
+                id -> opened.tryFail(new TimeoutException("Redis did not open a connection within " + timeoutMs + " ms")));
+        redis.connect().onComplete(ar -> {
+            vertx.cancelTimer(deadline);
+            if (ar.failed()) {
+                opened.tryFail(ar.cause());
+            } else if (!opened.tryComplete(ar.result())) {
+                ar.result().close();
+            }
+        });
+        return opened.future();
     }
 
     private void onMessage(RedisConnection conn, Response message) {
