@@ -148,7 +148,7 @@ class DelayedJobsProcessor {
             BuildProducer<ReflectiveHierarchyBuildItem> reflection) {
         IndexView index = combinedIndex.getIndex();
         List<Throwable> problems = new ArrayList<>();
-        Map<String, String> handlerOfQueue = new HashMap<>();
+        Map<String, QueueHandler> handlerOfQueue = new HashMap<>();
         List<BeanInfo> beans = beanDiscovery.beanStream().classBeans().collect()
                 .stream().sorted(Comparator.comparing(b -> b.getBeanClass().toString())).toList();
         // The @Delayed methods that some bean declares, inherits or overrides: any other would never run.
@@ -225,17 +225,27 @@ class DelayedJobsProcessor {
         }
     }
 
+    /** The handler found first for a queue. */
+    private record QueueHandler(BeanInfo bean, MethodInfo method) {
+    }
+
     private static DelayedMethodBuildItem validate(BeanInfo bean, MethodInfo method, AnnotationInstance delayed,
-            TransformedAnnotationsBuildItem annotations, IndexView index, Map<String, String> handlerOfQueue,
+            TransformedAnnotationsBuildItem annotations, IndexView index, Map<String, QueueHandler> handlerOfQueue,
             List<Throwable> problems) {
         String queue = delayed.value().asString();
         if (!JobArguments.QUEUE_NAME.matcher(queue).matches()) {
             problems.add(problem("The queue name must match " + JobArguments.QUEUE_NAME.pattern() + ", was '" + queue
                     + "'", bean, method));
         } else {
-            String other = handlerOfQueue.putIfAbsent(queue, describe(method) + inheritance(bean, method));
+            QueueHandler other = handlerOfQueue.putIfAbsent(queue, new QueueHandler(bean, method));
             if (other != null) {
-                problems.add(problem("Queue '" + queue + "' already has a handler, " + other
+                // Overloads read alike as Class#method(): then both are named with their parameter types.
+                boolean overload = describe(other.method()).equals(describe(method))
+                        && !key(other.method()).equals(key(method));
+                String first = (overload ? key(other.method()) : describe(other.method()))
+                        + inheritance(other.bean(), other.method());
+                problems.add(problem("Queue '" + queue + "' already has a handler, " + first
+                        + (overload ? " (this one is " + key(method) + ")" : "")
                         + "; a queue has exactly one @Delayed method", bean, method));
             }
         }

@@ -4,6 +4,8 @@ import static io.quarkiverse.delayedjobs.deployment.BuildProblems.assertReported
 import static io.quarkiverse.delayedjobs.deployment.BuildProblems.problem;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.util.UUID;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -11,7 +13,8 @@ import io.quarkiverse.delayedjobs.Delayed;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
- * Two handlers for one queue are a build error naming both methods, whether they are in two beans or in one.
+ * Two handlers for one queue are a build error naming both methods, whether they are in two beans or in one, or are
+ * overloads of one method.
  */
 public class InvalidDuplicateQueueTest {
 
@@ -24,7 +27,12 @@ public class InvalidDuplicateQueueTest {
                     problem("Queue 'emails' already has a handler, " + FirstBean.class.getName()
                             + "#send(); a queue has exactly one @Delayed method", SecondBean.class, "send"),
                     problem("Queue 'reports' already has a handler, " + SecondBean.class.getName()
-                            + "#build(); a queue has exactly one @Delayed method", SecondBean.class, "rebuild")));
+                            + "#build(); a queue has exactly one @Delayed method", SecondBean.class, "rebuild"),
+                    // Overloads: both named with their parameter types, else the message would name one method twice.
+                    problem("Queue 'orders' already has a handler, " + SecondBean.class.getName()
+                            + "#take(java.lang.String) (this one is " + SecondBean.class.getName()
+                            + "#take(java.util.UUID)); a queue has exactly one @Delayed method", SecondBean.class,
+                            "take")));
 
     static class FirstBean {
 
@@ -45,6 +53,14 @@ public class InvalidDuplicateQueueTest {
 
         @Delayed("reports")
         void rebuild() {
+        }
+
+        @Delayed("orders")
+        void take(String order) {
+        }
+
+        @Delayed("orders")
+        void take(UUID order) {
         }
     }
 
