@@ -21,9 +21,11 @@ import io.quarkus.test.QuarkusUnitTest;
 
 /**
  * A master of a Redis Cluster frozen (SIGSTOP: the kernel still accepts connections to it, and it answers nothing) until
- * the cluster fails it over to its replica. It is the first of {@code quarkus.redis.hosts}, where the cluster client
- * asks for the slot map. Once the replica took over, the jobs of every shard run again while the old master stays
- * frozen. (In one run of four the wake subscription was on the frozen node, and the jobs waited for the heartbeat to
+ * the cluster fails it over to its replica, with jobs scheduled from the freeze on: the calls that reach the frozen node
+ * time out, the connection they went on is replaced, and the new one opens once the slot map no longer names the
+ * frozen node. Once the replica took over, the jobs of every shard run again while the old master stays frozen. (In one run of
+ * four the wake subscription was on the frozen node, and the jobs waited for the heartbeat
+ * to
  * find it silent: with the default poll interval of 30 s, some 33 s after the failover.)
  */
 public class ClusterFrozenMasterTest {
@@ -67,16 +69,17 @@ public class ClusterFrozenMasterTest {
                 .findFirst().orElseThrow();
         RedisTestServer.freeze(FROZEN);
         try {
-            await().atMost(Duration.ofSeconds(30))
-                    .until(() -> RedisTestServer.command(replica, "INFO", "replication").contains("role:master"));
+            // Scheduled from the freeze on, before the failover too: the calls that go to the frozen node time out, and
+            // the connection they went on is replaced while the frozen node still serves its slots.
             List<String> ids = new ArrayList<>();
             for (int i = 0; i < 40; i++) {
                 String id = "after:" + i;
                 ids.add(id);
-                // The first calls may still go to the frozen node, and time out.
                 await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
                         .until(() -> scheduler.schedule("frozen", id, "payload", Duration.ZERO) != null);
             }
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> RedisTestServer.command(replica, "INFO", "replication").contains("role:master"));
             // Within a poll interval and the 5 s a heartbeat has to come back, when the subscription was on the frozen
             // node: the worker learns of the jobs only then.
             await().atMost(Duration.ofSeconds(20)).until(() -> Recorder.ran.containsAll(ids));

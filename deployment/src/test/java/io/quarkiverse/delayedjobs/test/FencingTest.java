@@ -31,6 +31,7 @@ import io.quarkiverse.delayedjobs.runtime.redis.JobStore.RetryOutcome;
 import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
 import io.quarkus.test.QuarkusUnitTest;
 import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.Request;
 
 /**
@@ -53,6 +54,9 @@ public class FencingTest {
 
     @Inject
     JobStore store;
+
+    @Inject
+    Redis redis;
 
     QueueKeys keys(String queue) throws Exception {
         return store.queue(queue).toCompletionStage().toCompletableFuture().get();
@@ -144,7 +148,7 @@ public class FencingTest {
     }
 
     long redisCount(Command command, String key) throws Exception {
-        return get(store.redis().send(Request.cmd(command).arg(key))).toLong();
+        return get(redis.send(Request.cmd(command).arg(key))).toLong();
     }
 
     @Test

@@ -26,6 +26,9 @@ import io.quarkus.redis.datasource.RedisDataSource;
  */
 public final class RedisTestServer {
 
+    /** Redis Cluster nodes talk to each other on their port plus this. */
+    private static final int CLUSTER_BUS_OFFSET = 10000;
+
     private final int port;
     private final Process process;
     private final Path dir;
@@ -106,8 +109,8 @@ public final class RedisTestServer {
     private static List<String> startCluster(int masters, int replicasPerMaster, String... options) {
         List<RedisTestServer> nodes = new ArrayList<>();
         for (int i = 0; i < masters * (1 + replicasPerMaster); i++) {
-            nodes.add(new RedisTestServer(concat(List.of("--cluster-enabled", "yes", "--cluster-config-file",
-                    "nodes.conf"), options).toArray(String[]::new)));
+            nodes.add(new RedisTestServer(freeClusterPort(), temporaryDirectory("redis-test"), concat(List.of(
+                    "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"), options).toArray(String[]::new)));
         }
         List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
         nodes.forEach(node -> create.add("127.0.0.1:" + node.port));
@@ -303,6 +306,20 @@ public final class RedisTestServer {
             return socket.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A free port whose cluster bus port, 10000 above it, is free too (and exists). */
+    private static int freeClusterPort() {
+        for (;;) {
+            int port = freePort();
+            if (port + CLUSTER_BUS_OFFSET <= 65535) {
+                try (ServerSocket bus = new ServerSocket(port + CLUSTER_BUS_OFFSET)) {
+                    return port;
+                } catch (IOException taken) {
+                    // try another
+                }
+            }
         }
     }
 

@@ -34,11 +34,16 @@ public class DelayedJobsRecorder {
     /** Creates the job store on the Redis client the deployment step declared as injection point. */
     public Function<SyntheticCreationalContext<JobStore>, JobStore> jobStore(String redisClientName) {
         return context -> {
-            Redis redis = redisClientName == null ? context.getInjectedReference(Redis.class)
-                    : context.getInjectedReference(Redis.class, RedisClientName.Literal.of(redisClientName));
+            // Looked up so that Quarkus creates the client, and hands its options to RedisClientOptions: the store
+            // opens clients of its own with them.
+            if (redisClientName == null) {
+                context.getInjectedReference(Redis.class);
+            } else {
+                context.getInjectedReference(Redis.class, RedisClientName.Literal.of(redisClientName));
+            }
             RedisClientOptions options = context.getInjectedReference(RedisClientOptions.class);
             String name = redisClientName == null ? RedisConfig.DEFAULT_CLIENT_NAME : redisClientName;
-            return new JobStore(redis, () -> options.copyOf(name), context.getInjectedReference(Vertx.class),
+            return new JobStore(() -> options.copyOf(name), context.getInjectedReference(Vertx.class),
                     config.getValue(), isCluster(redisClientName));
         };
     }

@@ -46,7 +46,8 @@ public class JobStore implements AutoCloseable {
     /** How long after a failed script call of a queue each of its calls carries one shard (see shardsAloneUntil). */
     private static final long SHARDS_ALONE_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-    private final Redis redis;
+    /** Copies of the options of the configured Quarkus client, for each client the store opens. */
+    private final Supplier<RedisOptions> clientOptions;
     private final SharedConnection connection;
     private final DelayedJobsRuntimeConfig config;
     private final ConcurrentMap<String, Future<QueueKeys>> queues = new ConcurrentHashMap<>();
@@ -67,13 +68,14 @@ public class JobStore implements AutoCloseable {
      * and schedules of the others. Every failed call pushes the time back.
      */
     private final ConcurrentMap<String, Long> shardsAloneUntil = new ConcurrentHashMap<>();
+    private volatile Runnable connectionLostListener = () -> {
+    };
 
     /**
-     * {@code redis}: the configured Quarkus client; {@code options}: copies of its options, for the store's own
-     * clients; {@code cluster}: the shards live on several servers, whose clocks differ.
+     * {@code options}: copies of the options of the configured Quarkus client, for the store's own clients;
+     * {@code cluster}: the shards live on several servers, whose clocks differ.
      */
-    public JobStore(Redis redis, Supplier<RedisOptions> options, Vertx vertx, DelayedJobsRuntimeConfig config,
-            boolean cluster) {
+    public JobStore(Supplier<RedisOptions> options, Vertx vertx, DelayedJobsRuntimeConfig config, boolean cluster) {
         if (config.keyPrefix().isBlank() || config.keyPrefix().contains("{") || config.keyPrefix().contains("}")) {
             throw new IllegalArgumentException(
                     "quarkus.delayed-jobs.key-prefix must be non-blank and contain no braces, was '" + config.keyPrefix()
@@ -105,18 +107,20 @@ public class JobStore implements AutoCloseable {
                     + config.maxPayloadSize().asLongValue());
         }
         QueueSettings.checkConfigured(config);
-        this.redis = redis;
         this.vertx = vertx;
-        // A Redis that comes back may have lost the shard counts: once the connection is lost, the next schedule of each
-        // queue records its count again (a producer-only instance has no wake subscription to tell it so).
-        this.connection = new SharedConnection(options, vertx, config.redisTimeout().toMillis(),
-                this::checkShardCountsAgain);
+        this.clientOptions = options;
+        this.connection = new SharedConnection(options, vertx, config.redisTimeout().toMillis(), this::connectionLost);
         this.config = config;
         this.cluster = cluster;
     }
 
-    public Redis redis() {
-        return redis;
+    /**
+     * A new client of the store's own, made with the options of the configured Quarkus client; its owner closes it.
+     * Closing it closes its connections for sure, where closing a pooled connection of the Quarkus client only returns
+     * it to the pool.
+     */
+    public Redis newClient() {
+        return Redis.createClient(vertx, clientOptions.get());
     }
 
     /**
@@ -156,6 +160,20 @@ public class JobStore implements AutoCloseable {
     /** Forgets which queues' shard counts were checked: Redis may have lost them (a restart without its data). */
     public void checkShardCountsAgain() {
         queues.clear();
+    }
+
+    /** Sets what to run, besides forgetting the shard counts checked, when the store's connection is lost. */
+    public void onConnectionLost(Runnable listener) {
+        this.connectionLostListener = listener;
+    }
+
+    /**
+     * A Redis that comes back may have lost the shard counts: once the connection is lost, the next schedule of each
+     * queue records its count again (a producer-only instance has no wake subscription to tell it so).
+     */
+    private void connectionLost() {
+        checkShardCountsAgain();
+        connectionLostListener.run();
     }
 
     private QueueKeys keysOf(String queue) {

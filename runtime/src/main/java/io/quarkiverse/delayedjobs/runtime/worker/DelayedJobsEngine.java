@@ -97,6 +97,9 @@ public class DelayedJobsEngine {
         wakeListener = new WakeListener(store, vertx, byChannel, this::resubscribed);
         await(wakeListener.start());
         heartbeatTimer = vertx.setPeriodic(config.pollInterval().toMillis(), id -> wakeListener.checkHeartbeat());
+        // What broke the store's connection (a node frozen, a network cut) may have silenced the subscription too,
+        // which nothing else would tell before the next heartbeat, a poll interval later.
+        store.onConnectionLost(wakeListener::checkHeartbeat);
         workers.forEach(QueueWorker::start);
         started = List.copyOf(views);
         LOG.infof("Delayed-jobs workers started for queues %s",
@@ -208,6 +211,8 @@ public class DelayedJobsEngine {
         // Null when the start failed before the listener existed.
         if (wakeListener != null) {
             vertx.cancelTimer(heartbeatTimer);
+            store.onConnectionLost(() -> {
+            });
             wakeListener.stop();
         }
         dueTimer.stop();

@@ -2,7 +2,9 @@ package io.quarkiverse.delayedjobs.runtime.worker;
 
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.jboss.logging.Logger;
 
@@ -32,7 +34,6 @@ final class WakeListener {
 
     private static final long HEARTBEAT_TIMEOUT_MS = 5000;
 
-    private final Redis redis;
     private final JobStore store;
     private final Vertx vertx;
     private final Map<String, QueueWorker> workers;
@@ -43,14 +44,16 @@ final class WakeListener {
     /** A channel of this instance's own, to prove that the subscription still delivers. */
     private final String heartbeatChannel;
     private volatile RedisConnection connection;
+    /** The client of each connection open or opening: a connection goes with its own client. */
+    private final Map<RedisConnection, Redis> clients = new ConcurrentHashMap<>();
     /** The connection whose SUBSCRIBE Redis confirmed last (the client completes the call once it is written). */
     private volatile RedisConnection subscribed;
     private volatile boolean stopped;
-    private volatile long heartbeatsSent;
+    /** Sent by the periodic check, and when the store's connection was lost: on different threads. */
+    private final AtomicLong heartbeatsSent = new AtomicLong();
     private volatile long heartbeatReceived;
 
     WakeListener(JobStore store, Vertx vertx, Map<String, QueueWorker> workers, Runnable resubscribed) {
-        this.redis = store.redis();
         this.store = store;
         this.vertx = vertx;
         this.workers = workers;
@@ -64,7 +67,7 @@ final class WakeListener {
             // Stopped while connecting (a reconnect under way): stop() may have closed the connection before this one.
             // Set first, then read: stop() sets 'stopped', then reads 'connection', so one of the two closes it.
             if (stopped) {
-                conn.close();
+                close(conn);
                 return Future.failedFuture("stopped");
             }
             conn.handler(message -> onMessage(conn, message));
@@ -77,24 +80,41 @@ final class WakeListener {
     }
 
     /**
-     * A new connection, or a failure once it has not opened within the store's connect timeout: a cluster node that
-     * accepts connections and answers nothing (a frozen process) would otherwise hold the subscription's return until it
-     * answers again. One that opens after that is closed.
+     * A new connection, on a client of its own (the store's: closing a pooled connection of the Quarkus client would
+     * not close it), or a failure once it has not opened within the store's connect timeout: a cluster node that
+     * accepts connections and answers nothing (a frozen process) would otherwise hold the subscription's return until
+     * it answers again. One that opens after that is closed.
      */
     private Future<RedisConnection> open() {
+        Redis client = store.newClient();
         Promise<RedisConnection> opened = Promise.promise();
         long timeoutMs = store.connectTimeoutMs();
-        long deadline = vertx.setTimer(timeoutMs,
-                id -> opened.tryFail(new TimeoutException("Redis did not open a connection within " + timeoutMs + " ms")));
-        redis.connect().onComplete(ar -> {
+        long deadline = vertx.setTimer(timeoutMs, id -> {
+            if (opened.tryFail(new TimeoutException("Redis did not open a connection within " + timeoutMs + " ms"))) {
+                client.close();
+            }
+        });
+        client.connect().onComplete(ar -> {
             vertx.cancelTimer(deadline);
-            if (ar.failed()) {
-                opened.tryFail(ar.cause());
-            } else if (!opened.tryComplete(ar.result())) {
-                ar.result().close();
+            if (ar.succeeded()) {
+                clients.put(ar.result(), client);
+                if (!opened.tryComplete(ar.result())) {
+                    close(ar.result());
+                }
+            } else if (opened.tryFail(ar.cause())) {
+                client.close();
             }
         });
         return opened.future();
+    }
+
+    /** Closes a connection and its client. */
+    private void close(RedisConnection conn) {
+        conn.close();
+        Redis client = clients.remove(conn);
+        if (client != null) {
+            client.close();
+        }
     }
 
     private void onMessage(RedisConnection conn, Response message) {
@@ -125,7 +145,8 @@ final class WakeListener {
         }
         String data = message.get(2).toString();
         if (channel.equals(heartbeatChannel)) {
-            heartbeatReceived = Long.parseLong(data);
+            // The highest: heartbeats sent at once from two threads may come back in either order.
+            heartbeatReceived = Math.max(heartbeatReceived, Long.parseLong(data));
             return;
         }
         QueueWorker worker = workers.get(channel);
@@ -157,7 +178,7 @@ final class WakeListener {
             }
             connection = null;
         }
-        conn.close();
+        close(conn);
         reconnectLater();
     }
 
@@ -184,7 +205,10 @@ final class WakeListener {
      * without Redis or the socket having said so: the connection is replaced, and the workers look at every shard.
      */
     void checkHeartbeat() {
-        long heartbeat = ++heartbeatsSent;
+        if (stopped) {
+            return;
+        }
+        long heartbeat = heartbeatsSent.incrementAndGet();
         RedisConnection sentOn = connection;
         // Sent before Redis took the subscription (its SUBSCRIBE still on the way), the heartbeat is lost to it and
         // says nothing of it: then only the subscription must be confirmed by the time the heartbeat is judged.
@@ -209,7 +233,7 @@ final class WakeListener {
             connection = null;
         }
         if (conn != null) {
-            conn.close();
+            close(conn);
         }
     }
 }
