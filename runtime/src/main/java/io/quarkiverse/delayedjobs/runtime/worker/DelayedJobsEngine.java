@@ -99,7 +99,7 @@ public class DelayedJobsEngine {
         heartbeatTimer = vertx.setPeriodic(config.pollInterval().toMillis(), id -> wakeListener.checkHeartbeat());
         // What broke the store's connection (a node frozen, a network cut) may have silenced the subscription too,
         // which nothing else would tell before the next heartbeat, a poll interval later.
-        store.onConnectionLost(wakeListener::checkHeartbeat);
+        store.onConnectionLost(wakeListener::checkHeartbeatAfterLoss);
         workers.forEach(QueueWorker::start);
         started = List.copyOf(views);
         LOG.infof("Delayed-jobs workers started for queues %s",

@@ -3,6 +3,7 @@ package io.quarkiverse.delayedjobs.runtime.worker;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -52,6 +53,9 @@ final class WakeListener {
     /** Sent by the periodic check, and when the store's connection was lost: on different threads. */
     private final AtomicLong heartbeatsSent = new AtomicLong();
     private volatile long heartbeatReceived;
+    /** When {@link #checkHeartbeatAfterLoss()} last sent one (long enough ago at first). */
+    private final AtomicLong lastLossCheck = new AtomicLong(
+            System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(HEARTBEAT_TIMEOUT_MS));
 
     WakeListener(JobStore store, Vertx vertx, Map<String, QueueWorker> workers, Runnable resubscribed) {
         this.store = store;
@@ -198,6 +202,19 @@ final class WakeListener {
                 }
             });
         });
+    }
+
+    /**
+     * {@link #checkHeartbeat()} once the store's connection was lost, at most once per {@value #HEARTBEAT_TIMEOUT_MS}
+     * ms: the heartbeat needs a connection, and while Redis cannot be reached each failed opening is a lost connection
+     * too, which would send the next heartbeat at once.
+     */
+    void checkHeartbeatAfterLoss() {
+        long now = System.nanoTime();
+        long last = lastLossCheck.get();
+        if (now - last >= TimeUnit.MILLISECONDS.toNanos(HEARTBEAT_TIMEOUT_MS) && lastLossCheck.compareAndSet(last, now)) {
+            checkHeartbeat();
+        }
     }
 
     /**
