@@ -79,7 +79,15 @@ final class WakeListener {
             conn.endHandler(v -> replace(conn));
             Request subscribe = Request.cmd(Command.SUBSCRIBE).arg(heartbeatChannel);
             workers.keySet().stream().sorted().forEach(subscribe::arg);
-            return conn.send(subscribe).<Void> mapEmpty();
+            return conn.send(subscribe).<Void> mapEmpty().onFailure(e -> {
+                // The caller tries again: this connection, and its client, go (its end, if it ended, replaces nothing).
+                synchronized (this) {
+                    if (connection == conn) {
+                        connection = null;
+                    }
+                }
+                close(conn);
+            });
         });
     }
 
