@@ -1,7 +1,11 @@
 package io.quarkiverse.delayedjobs.runtime.redis;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import jakarta.inject.Singleton;
 
@@ -20,6 +24,8 @@ import io.vertx.redis.client.RedisRole;
 public class RedisClientOptions implements RedisOptionsCustomizer {
 
     private final Map<String, RedisOptions> byClient = new ConcurrentHashMap<>();
+    /** Turns the endpoint list of each new cluster client one further (see copyOf). */
+    private final AtomicInteger copies = new AtomicInteger();
 
     @Override
     public void customize(String clientName, RedisOptions options) {
@@ -31,9 +37,9 @@ public class RedisClientOptions implements RedisOptionsCustomizer {
      * startup, those that are active: a client without hosts has none.
      * <p>
      * A Sentinel client of the master listens for Sentinel's announcement of a new master whatever
-     * {@code quarkus.redis.auto-failover} says, and closes its connection to the old one then (the engine opens the
-     * next through Sentinel): after a planned switchover the old master takes writes until Sentinel demotes it, seconds
-     * later, and its resynchronisation then drops them, jobs and claims among them.
+     * {@code quarkus.redis.auto-failover} says, and moves its connections to the new one then: after a planned
+     * switchover the old master takes writes until Sentinel demotes it, seconds later, and its resynchronisation then
+     * drops them, jobs and claims among them.
      */
     public RedisOptions copyOf(String clientName) {
         RedisOptions options = byClient.get(clientName);
@@ -43,6 +49,14 @@ public class RedisClientOptions implements RedisOptionsCustomizer {
         RedisOptions copy = new RedisOptions(options);
         if (copy.getType() == RedisClientType.SENTINEL && copy.getRole() == RedisRole.MASTER) {
             copy.setAutoFailover(true);
+        }
+        // A new cluster client asks its first endpoint for the slot map, and waits for it: a node frozen there (it takes
+        // connections and answers nothing) would hang every connection the engine opens until it comes back. Each copy
+        // starts one endpoint further.
+        if (copy.getType() == RedisClientType.CLUSTER && copy.getEndpoints().size() > 1) {
+            List<String> endpoints = new ArrayList<>(copy.getEndpoints());
+            Collections.rotate(endpoints, -Math.floorMod(copies.getAndIncrement(), endpoints.size()));
+            copy.setEndpoints(endpoints);
         }
         return copy;
     }

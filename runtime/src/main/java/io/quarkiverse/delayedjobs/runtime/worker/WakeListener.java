@@ -122,10 +122,17 @@ final class WakeListener {
 
     /** Closes a connection and its client. */
     private void close(RedisConnection conn) {
-        conn.close();
         Redis client = clients.remove(conn);
-        if (client != null) {
-            client.close();
+        try {
+            conn.close();
+        } catch (RuntimeException e) {
+            // A cluster connection closed already may throw: its client is closed all the same, and the caller goes on
+            // (replace() must still reconnect).
+            LOG.debugf(e, "Closing a wake channel connection failed");
+        } finally {
+            if (client != null) {
+                client.close();
+            }
         }
     }
 
