@@ -7,9 +7,6 @@ import java.util.function.Supplier;
 
 import jakarta.enterprise.invoke.Invoker;
 
-import org.eclipse.microprofile.config.Config;
-import org.eclipse.microprofile.config.ConfigProvider;
-
 import io.quarkiverse.delayedjobs.MisfirePolicy;
 import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
@@ -44,18 +41,8 @@ public class DelayedJobsRecorder {
             RedisClientOptions options = context.getInjectedReference(RedisClientOptions.class);
             String name = redisClientName == null ? RedisConfig.DEFAULT_CLIENT_NAME : redisClientName;
             return new JobStore(() -> options.copyOf(name), context.getInjectedReference(Vertx.class),
-                    config.getValue(), isCluster(redisClientName));
+                    config.getValue(), options.isCluster(name));
         };
-    }
-
-    /** Whether the Redis client is a cluster client ({@code quarkus.redis[.<name>].client-type=cluster}). */
-    private static boolean isCluster(String redisClientName) {
-        List<String> keys = redisClientName == null ? List.of("quarkus.redis.client-type")
-                : List.of("quarkus.redis." + redisClientName + ".client-type",
-                        "quarkus.redis.\"" + redisClientName + "\".client-type");
-        Config config = ConfigProvider.getConfig();
-        return keys.stream().anyMatch(key -> config.getOptionalValue(key, String.class)
-                .filter("cluster"::equalsIgnoreCase).isPresent());
     }
 
     public RuntimeValue<HandlerDefinition> handler(RuntimeValue<Invoker<Object, Object>> invoker, String queue,

@@ -32,6 +32,12 @@ public class RedisClientOptions implements RedisOptionsCustomizer {
         byClient.put(clientName, options);
     }
 
+    /** Whether the named client is a cluster client ({@code client-type=cluster}); false for one not active. */
+    public boolean isCluster(String clientName) {
+        RedisOptions options = byClient.get(clientName);
+        return options != null && options.getType() == RedisClientType.CLUSTER;
+    }
+
     /**
      * A copy of the options of the named client, for a client of the engine's own. Quarkus creates the clients at
      * startup, those that are active: a client without hosts has none.
