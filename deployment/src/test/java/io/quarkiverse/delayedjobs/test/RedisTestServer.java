@@ -95,14 +95,26 @@ public final class RedisTestServer {
      * The URLs of the nodes of a Redis Cluster of three masters, each with a replica that takes over a master that has
      * not answered for a second, started on first use; each test that fails nodes needs its own {@code name}.
      */
-    public static synchronized List<String> clusterWithReplicasUrls(String name) {
+    public static List<String> clusterWithReplicasUrls(String name) {
+        return clusterWithReplicasUrls(name, 1000);
+    }
+
+    /** As {@link #clusterWithReplicasUrls(String)}, with a replica taking over after {@code nodeTimeoutMs}. */
+    public static synchronized List<String> clusterWithReplicasUrls(String name, int nodeTimeoutMs) {
         String property = "delayed-jobs.test.redis-cluster-with-replicas-urls." + name;
         String urls = System.getProperty(property);
         if (urls == null) {
-            urls = String.join(",", startCluster(3, 1, "--cluster-node-timeout", "1000"));
+            urls = String.join(",", startCluster(3, 1, "--cluster-node-timeout", String.valueOf(nodeTimeoutMs)));
             System.setProperty(property, urls);
         }
         return List.of(urls.split(","));
+    }
+
+    /** The node of {@code nodes} that replicates {@code master}. */
+    public static String replicaOf(List<String> nodes, String master) {
+        String port = master.substring(master.lastIndexOf(':') + 1);
+        return nodes.stream().filter(url -> command(url, "INFO", "replication").contains("master_port:" + port))
+                .findFirst().orElseThrow();
     }
 
     /** The URLs of the nodes of a new cluster, once every node sees it whole. */

@@ -6,10 +6,12 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -33,8 +35,8 @@ import io.vertx.redis.client.Response;
 /**
  * Every Redis operation of the job protocol: one script call per operation, on the shard of the job.
  * Scripts run by SHA; a node that answers NOSCRIPT (a restarted node, another cluster node) gets the text once.
- * The calls go on a connection of the store's own ({@link SharedConnection}); the configured Quarkus client serves the
- * wake-channel subscription.
+ * The calls go on a connection of the store's own ({@link SharedConnection}), or on a cluster on one per master
+ * ({@link ClusterConnections}); the wake subscription opens on a client of the store's own too ({@link #newClient()}).
  */
 public class JobStore implements AutoCloseable {
 
@@ -46,11 +48,11 @@ public class JobStore implements AutoCloseable {
     /** How long after a failed script call of a queue each of its calls carries one shard (see shardsAloneUntil). */
     private static final long SHARDS_ALONE_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-    /** Copies of the options of the configured Quarkus client, for each client the store opens. */
-    private final Supplier<RedisOptions> clientOptions;
-    private final SharedConnection connection;
+    private final StoreConnection connection;
     private final DelayedJobsRuntimeConfig config;
     private final ConcurrentMap<String, Future<QueueKeys>> queues = new ConcurrentHashMap<>();
+    /** Queues whose shard count agreed, to record again at their next use (see {@link #recordAgain(String)}). */
+    private final Set<String> recordAgain = ConcurrentHashMap.newKeySet();
     private final ConcurrentMap<String, ScheduleBatches> scheduleBatches = new ConcurrentHashMap<>();
     /** Set by a stop: no scheduled job waits for others any more, in any queue. */
     private volatile boolean lingerStopped;
@@ -68,7 +70,7 @@ public class JobStore implements AutoCloseable {
      * and schedules of the others. Every failed call pushes the time back.
      */
     private final ConcurrentMap<String, Long> shardsAloneUntil = new ConcurrentHashMap<>();
-    private volatile Runnable connectionLostListener = () -> {
+    private volatile Consumer<String> connectionLostListener = node -> {
     };
 
     /**
@@ -108,24 +110,32 @@ public class JobStore implements AutoCloseable {
         }
         QueueSettings.checkConfigured(config);
         this.vertx = vertx;
-        this.clientOptions = options;
-        this.connection = new SharedConnection(options, vertx, config.redisTimeout().toMillis(), this::connectionLost);
+        long timeoutMs = config.redisTimeout().toMillis();
+        this.connection = cluster ? new ClusterConnections(options, vertx, timeoutMs, this::connectionLost)
+                : new SharedConnection(options, vertx, timeoutMs, () -> connectionLost(null));
         this.config = config;
         this.cluster = cluster;
     }
 
     /**
-     * A new client of the store's own, made with the options of the configured Quarkus client; its owner closes it.
-     * Closing it closes its connections for sure, where closing a pooled connection of the Quarkus client only returns
-     * it to the pool.
+     * A client of the store's own: {@code node} is the endpoint of the cluster master it connects to, null when not on a
+     * cluster.
      */
-    public Redis newClient() {
-        return Redis.createClient(vertx, clientOptions.get());
+    public record OwnClient(Redis client, String node) {
+    }
+
+    /**
+     * A new client of the store's own, made with the options of the configured Quarkus client (on a cluster, a client
+     * of one master, the next in turn); its owner closes it. Closing it closes its connections for sure, where closing
+     * a pooled connection of the Quarkus client only returns it to the pool.
+     */
+    public Future<OwnClient> newClient() {
+        return connection.newClient();
     }
 
     /**
      * How long a connection may take to open before it is given up: opening takes several round trips (TLS,
-     * {@code HELLO}, {@code AUTH}, {@code SELECT}; on a cluster, the slot map and every node).
+     * {@code HELLO}, {@code AUTH}, {@code SELECT}).
      */
     public long connectTimeoutMs() {
         return SharedConnection.CONNECT_TIMEOUTS * config.redisTimeout().toMillis();
@@ -151,29 +161,70 @@ public class JobStore implements AutoCloseable {
      * a queue records it).
      */
     public Future<QueueKeys> queue(String queue) {
+        if (!recordAgain.isEmpty() && recordAgain.remove(queue)) {
+            recordAgain(queue);
+        }
         Future<QueueKeys> keys = queues.computeIfAbsent(queue, this::checkShardCount);
         // A failed check (Redis down, say) is tried again on next use; a mismatch fails again on its own.
         keys.onFailure(e -> queues.remove(queue, keys));
         return keys;
     }
 
-    /** Forgets which queues' shard counts were checked: Redis may have lost them (a restart without its data). */
-    public void checkShardCountsAgain() {
-        queues.clear();
+    /**
+     * Records again the shard count of each queue whose count agreed before, at its next use: Redis may have lost them
+     * (a restart without its data).
+     */
+    public void recordShardCountsAgain() {
+        recordAgain.addAll(queues.keySet());
     }
 
-    /** Sets what to run, besides forgetting the shard counts checked, when the store's connection is lost. */
-    public void onConnectionLost(Runnable listener) {
+    /** Forgets which queues' shard counts were checked, as an instance that never used them would (tests). */
+    public void checkShardCountsAgain() {
+        queues.clear();
+        recordAgain.clear();
+    }
+
+    /**
+     * Records the shard count of a queue whose count agreed before, without holding up its calls: on a cluster the
+     * count's master may be the one that cannot be reached, and the queue's other shards go on. A count found to
+     * disagree fails the queue's calls from then on; without an answer, the next use of the queue tries again.
+     */
+    private void recordAgain(String queue) {
+        QueueKeys keys = keysOf(queue);
+        Request set = Request.cmd(Command.SET).arg(keys.shardCountKey()).arg(keys.shards()).arg("NX").arg("GET");
+        connection.send(keys.shardCountKey(), set).onComplete(ar -> {
+            if (ar.failed()) {
+                recordAgain.add(queue);
+                return;
+            }
+            try {
+                agreeing(queue, keys, ar.result());
+            } catch (DelayedJobsException mismatch) {
+                queues.put(queue, Future.failedFuture(mismatch));
+            }
+        });
+    }
+
+    /**
+     * Sets what to run, besides recording the shard counts again, when the store's connection is lost; it is given the
+     * endpoint of the cluster master whose connection it was, null when not on a cluster.
+     */
+    public void onConnectionLost(Consumer<String> listener) {
         this.connectionLostListener = listener;
     }
 
     /**
-     * A Redis that comes back may have lost the shard counts: once the connection is lost, the next schedule of each
-     * queue records its count again (a producer-only instance has no wake subscription to tell it so).
+     * A Redis that comes back may have lost the shard counts: once the connection is lost, the next use of each queue
+     * records its count again (a producer-only instance has no wake subscription to tell it so). On a cluster, only
+     * the queues whose count that master holds.
      */
-    private void connectionLost() {
-        checkShardCountsAgain();
-        connectionLostListener.run();
+    private void connectionLost(String node) {
+        for (String queue : queues.keySet()) {
+            if (node == null || node.equals(connection.nodeOf(keysOf(queue).shardCountKey()))) {
+                recordAgain.add(queue);
+            }
+        }
+        connectionLostListener.accept(node);
     }
 
     private QueueKeys keysOf(String queue) {
@@ -183,7 +234,8 @@ public class JobStore implements AutoCloseable {
     private Future<QueueKeys> checkShardCount(String queue) {
         QueueKeys keys = keysOf(queue);
         Request set = Request.cmd(Command.SET).arg(keys.shardCountKey()).arg(keys.shards()).arg("NX").arg("GET");
-        return connection.send(set).recover(e -> fail("record the shard count of queue '" + queue + "'", e))
+        return connection.send(keys.shardCountKey(), set)
+                .recover(e -> fail("record the shard count of queue '" + queue + "'", e))
                 .map(recorded -> agreeing(queue, keys, recorded));
     }
 
@@ -200,7 +252,7 @@ public class JobStore implements AutoCloseable {
             return checked.compose(operation);
         }
         QueueKeys keys = keysOf(queue);
-        return connection.send(Request.cmd(Command.GET).arg(keys.shardCountKey()))
+        return connection.send(keys.shardCountKey(), Request.cmd(Command.GET).arg(keys.shardCountKey()))
                 .recover(e -> fail("read the shard count of queue '" + queue + "'", e)).compose(recorded -> {
                     if (recorded != null) {
                         queues.putIfAbsent(queue, Future.succeededFuture(agreeing(queue, keys, recorded)));
@@ -221,9 +273,9 @@ public class JobStore implements AutoCloseable {
     }
 
     public Future<Response> run(Script script, List<String> keys, List<Object> args) {
-        return connection.send(request(Command.EVALSHA, script.sha(), keys, args)).recover(e -> {
+        return connection.send(keys.get(0), request(Command.EVALSHA, script.sha(), keys, args)).recover(e -> {
             if (e.getMessage() != null && e.getMessage().startsWith("NOSCRIPT")) {
-                return connection.send(request(Command.EVAL, script.text(), keys, args));
+                return connection.send(keys.get(0), request(Command.EVAL, script.text(), keys, args));
             }
             return Future.failedFuture(e);
         }).recover(e -> fail("run " + script.file(), e));
@@ -299,13 +351,13 @@ public class JobStore implements AutoCloseable {
 
     /** Publishes a message; the reply counts the subscribers that received it. */
     public Future<Response> publish(String channel, String message) {
-        return connection.send(Request.cmd(Command.PUBLISH).arg(channel).arg(message))
+        return connection.send(null, Request.cmd(Command.PUBLISH).arg(channel).arg(message))
                 .recover(e -> fail("publish on " + channel, e));
     }
 
     /** The Redis server's clock, in ms since the epoch. */
     public Future<Long> time() {
-        return connection.send(Request.cmd(Command.TIME)).recover(e -> fail("read the time", e))
+        return connection.send(null, Request.cmd(Command.TIME)).recover(e -> fail("read the time", e))
                 .map(r -> r.get(0).toLong() * 1000 + r.get(1).toLong() / 1000);
     }
 

@@ -1,11 +1,7 @@
 package io.quarkiverse.delayedjobs.runtime.redis;
 
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import jakarta.inject.Singleton;
 
@@ -24,8 +20,6 @@ import io.vertx.redis.client.RedisRole;
 public class RedisClientOptions implements RedisOptionsCustomizer {
 
     private final Map<String, RedisOptions> byClient = new ConcurrentHashMap<>();
-    /** Turns the endpoint list of each new cluster client one further (see copyOf). */
-    private final AtomicInteger copies = new AtomicInteger();
 
     @Override
     public void customize(String clientName, RedisOptions options) {
@@ -55,14 +49,6 @@ public class RedisClientOptions implements RedisOptionsCustomizer {
         RedisOptions copy = new RedisOptions(options);
         if (copy.getType() == RedisClientType.SENTINEL && copy.getRole() == RedisRole.MASTER) {
             copy.setAutoFailover(true);
-        }
-        // A new cluster client asks its first endpoint for the slot map, and waits for it: a node frozen there (it takes
-        // connections and answers nothing) would hang every connection the engine opens until it comes back. Each copy
-        // starts one endpoint further.
-        if (copy.getType() == RedisClientType.CLUSTER && copy.getEndpoints().size() > 1) {
-            List<String> endpoints = new ArrayList<>(copy.getEndpoints());
-            Collections.rotate(endpoints, -Math.floorMod(copies.getAndIncrement(), endpoints.size()));
-            copy.setEndpoints(endpoints);
         }
         return copy;
     }

@@ -1,6 +1,7 @@
 package io.quarkiverse.delayedjobs.runtime.redis;
 
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -11,11 +12,13 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.impl.VertxInternal;
+import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.RedisOptions;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
+import io.vertx.redis.client.impl.types.ErrorType;
 
 /**
  * One connection on which every call of the job protocol is pipelined. Borrowing a pooled connection per call would
@@ -28,7 +31,7 @@ import io.vertx.redis.client.Response;
  * {@code redis-timeout}: its client is closed, which closes the socket even when the network dropped it silently. (A
  * pooled connection only goes back to its pool when closed, and the next connect would get the same dead socket.)
  */
-final class SharedConnection {
+final class SharedConnection implements StoreConnection {
 
     /** A client and the one connection it opens. */
     private static final class Link {
@@ -122,12 +125,44 @@ final class SharedConnection {
     }
 
     /** The event loop of the connection: work that ends in calls is best done there. */
-    Context context() {
+    @Override
+    public Context context() {
         return context;
     }
 
+    @Override
+    public String nodeOf(String key) {
+        return null;
+    }
+
+    @Override
+    public Future<JobStore.OwnClient> newClient() {
+        return Future.succeededFuture(new JobStore.OwnClient(Redis.createClient(vertx, options.get()), null));
+    }
+
+    /** Sends a request to the one server; {@code key} does not matter. */
+    @Override
+    public Future<Response> send(String key, Request request) {
+        return send(request, false);
+    }
+
+    /**
+     * Sends a request right after an {@code ASKING}, in one write, so that no other call comes between: a cluster node
+     * importing the request's slot takes it then.
+     */
+    Future<Response> sendAsking(Request request) {
+        return send(request, true).recover(e -> {
+            // A batch that failed names the failing request: "ERR [1] NOSCRIPT ...". The caller reads the error itself.
+            String message = e.getMessage();
+            int end = message == null ? -1 : message.indexOf("] ");
+            return Future.failedFuture(e instanceof Response && message.startsWith("ERR [") && end > 0
+                    ? ErrorType.create(message.substring(end + 2))
+                    : e);
+        });
+    }
+
     /** Sends a request; it fails after {@code redis-timeout} without an answer, time spent connecting included. */
-    Future<Response> send(Request request) {
+    private Future<Response> send(Request request, boolean asking) {
         Link link;
         try {
             link = link();
@@ -162,15 +197,17 @@ final class SharedConnection {
                 link.ended(); // it ran out of time waiting for room: Redis never gets it
                 return;
             }
-            link.connection.compose(conn -> conn.send(request)).onComplete(ar -> {
-                vertx.cancelTimer(timer);
-                if (ar.succeeded()) {
-                    answer.tryComplete(ar.result());
-                } else {
-                    answer.tryFail(link.unanswered ? unanswered() : ar.cause());
-                }
-                link.ended();
-            });
+            link.connection.compose(conn -> asking
+                    ? conn.batch(List.of(Request.cmd(Command.ASKING), request)).map(answers -> answers.get(1))
+                    : conn.send(request)).onComplete(ar -> {
+                        vertx.cancelTimer(timer);
+                        if (ar.succeeded()) {
+                            answer.tryComplete(ar.result());
+                        } else {
+                            answer.tryFail(link.unanswered ? unanswered() : ar.cause());
+                        }
+                        link.ended();
+                    });
         });
         return answer.future();
     }
@@ -240,7 +277,8 @@ final class SharedConnection {
      * calls sent meanwhile, such as a producer's jobs that waited for those, are answered too. New calls fail once it
      * is closed. It does not wait on an event loop, which must not block.
      */
-    void close() {
+    @Override
+    public void close() {
         Link link;
         synchronized (this) {
             if (!Context.isOnEventLoopThread()) {

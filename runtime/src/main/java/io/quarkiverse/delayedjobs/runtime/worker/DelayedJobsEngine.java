@@ -99,7 +99,7 @@ public class DelayedJobsEngine {
         heartbeatTimer = vertx.setPeriodic(config.pollInterval().toMillis(), id -> wakeListener.checkHeartbeat());
         // What broke the store's connection (a node frozen, a network cut) may have silenced the subscription too,
         // which nothing else would tell before the next heartbeat, a poll interval later.
-        store.onConnectionLost(wakeListener::checkHeartbeatAfterLoss);
+        store.onConnectionLost(wakeListener::storeConnectionLost);
         workers.forEach(QueueWorker::start);
         started = List.copyOf(views);
         LOG.infof("Delayed-jobs workers started for queues %s",
@@ -158,11 +158,11 @@ public class DelayedJobsEngine {
 
     /**
      * The wake subscription opened again after a lost connection, perhaps to a Redis that restarted without its data:
-     * the shard counts are checked (and recorded) again at the next use of each queue, and the static schedules
+     * the shard counts are recorded again at the next use of each queue, and the static schedules
      * registered again, which keeps one still armed as it is.
      */
     private void resubscribed() {
-        store.checkShardCountsAgain();
+        store.recordShardCountsAgain();
         for (HandlerDefinition handler : registry.handlers()) {
             if (handler.cron() != null) {
                 registerSchedule(handler).onFailure(e -> LOG.warnf(e,
@@ -211,7 +211,7 @@ public class DelayedJobsEngine {
         // Null when the start failed before the listener existed.
         if (wakeListener != null) {
             vertx.cancelTimer(heartbeatTimer);
-            store.onConnectionLost(() -> {
+            store.onConnectionLost(node -> {
             });
             wakeListener.stop();
         }

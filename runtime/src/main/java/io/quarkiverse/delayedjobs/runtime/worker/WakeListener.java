@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.jboss.logging.Logger;
 
@@ -14,7 +15,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
-import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
@@ -46,7 +46,7 @@ final class WakeListener {
     private final String heartbeatChannel;
     private volatile RedisConnection connection;
     /** The client of each connection open or opening: a connection goes with its own client. */
-    private final Map<RedisConnection, Redis> clients = new ConcurrentHashMap<>();
+    private final Map<RedisConnection, JobStore.OwnClient> clients = new ConcurrentHashMap<>();
     /** The connection whose SUBSCRIBE Redis confirmed last (the client completes the call once it is written). */
     private volatile RedisConnection subscribed;
     private volatile boolean stopped;
@@ -93,36 +93,57 @@ final class WakeListener {
 
     /**
      * A new connection, on a client of its own (the store's: closing a pooled connection of the Quarkus client would
-     * not close it), or a failure once it has not opened within the store's connect timeout: a cluster node that
-     * accepts connections and answers nothing (a frozen process) would otherwise hold the subscription's return until
-     * it answers again. One that opens after that is closed.
+     * not close it; on a cluster, a client of one master, the next in turn), or a failure once it has not opened within
+     * the store's connect timeout: a node that accepts connections and answers nothing (a frozen process) would
+     * otherwise hold the subscription's return until it answers again. One that opens after that is closed.
      */
     private Future<RedisConnection> open() {
-        Redis client = store.newClient();
         Promise<RedisConnection> opened = Promise.promise();
+        // Closed once, by whichever comes last of its making and the deadline, or by a connect that failed.
+        AtomicReference<JobStore.OwnClient> toClose = new AtomicReference<>();
         long timeoutMs = store.connectTimeoutMs();
         long deadline = vertx.setTimer(timeoutMs, id -> {
             if (opened.tryFail(new TimeoutException("Redis did not open a connection within " + timeoutMs + " ms"))) {
-                client.close();
+                closeClient(toClose);
             }
         });
-        client.connect().onComplete(ar -> {
-            vertx.cancelTimer(deadline);
-            if (ar.succeeded()) {
-                clients.put(ar.result(), client);
-                if (!opened.tryComplete(ar.result())) {
-                    close(ar.result());
-                }
-            } else if (opened.tryFail(ar.cause())) {
-                client.close();
+        store.newClient().onComplete(made -> {
+            if (made.failed()) {
+                vertx.cancelTimer(deadline);
+                opened.tryFail(made.cause());
+                return;
             }
+            JobStore.OwnClient client = made.result();
+            toClose.set(client);
+            if (opened.future().isComplete()) {
+                closeClient(toClose); // past the deadline
+                return;
+            }
+            client.client().connect().onComplete(ar -> {
+                vertx.cancelTimer(deadline);
+                if (ar.succeeded()) {
+                    clients.put(ar.result(), client);
+                    if (!opened.tryComplete(ar.result())) {
+                        close(ar.result());
+                    }
+                } else if (opened.tryFail(ar.cause())) {
+                    closeClient(toClose);
+                }
+            });
         });
         return opened.future();
     }
 
+    private static void closeClient(AtomicReference<JobStore.OwnClient> client) {
+        JobStore.OwnClient made = client.getAndSet(null);
+        if (made != null) {
+            made.client().close();
+        }
+    }
+
     /** Closes a connection and its client. */
     private void close(RedisConnection conn) {
-        Redis client = clients.remove(conn);
+        JobStore.OwnClient client = clients.remove(conn);
         try {
             conn.close();
         } catch (RuntimeException e) {
@@ -131,7 +152,7 @@ final class WakeListener {
             LOG.debugf(e, "Closing a wake channel connection failed");
         } finally {
             if (client != null) {
-                client.close();
+                client.client().close();
             }
         }
     }
@@ -220,11 +241,28 @@ final class WakeListener {
     }
 
     /**
+     * The store lost its connection to {@code node} (null when not on a cluster). The subscription on that same cluster
+     * master is replaced at once: a node the store cannot reach has most likely silenced it too. Otherwise the
+     * heartbeat tells.
+     */
+    void storeConnectionLost(String node) {
+        RedisConnection conn = connection;
+        JobStore.OwnClient client = conn == null ? null : clients.get(conn);
+        if (node != null && client != null && node.equals(client.node())) {
+            LOG.debugf("The delayed-jobs store lost its connection to %s, where the wake subscription is; reconnecting",
+                    node);
+            replace(conn);
+        } else {
+            checkHeartbeatAfterLoss();
+        }
+    }
+
+    /**
      * {@link #checkHeartbeat()} once the store's connection was lost, at most once per {@value #HEARTBEAT_TIMEOUT_MS}
      * ms: the heartbeat needs a connection, and while Redis cannot be reached each failed opening is a lost connection
      * too, which would send the next heartbeat at once.
      */
-    void checkHeartbeatAfterLoss() {
+    private void checkHeartbeatAfterLoss() {
         long now = System.nanoTime();
         long last = lastLossCheck.get();
         if (now - last >= TimeUnit.MILLISECONDS.toNanos(HEARTBEAT_TIMEOUT_MS) && lastLossCheck.compareAndSet(last, now)) {

@@ -1,0 +1,368 @@
+package io.quarkiverse.delayedjobs.runtime.redis;
+
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.impl.VertxInternal;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisClientType;
+import io.vertx.redis.client.RedisOptions;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
+
+/**
+ * The store's calls on a Redis Cluster: one {@link SharedConnection} per master, each call sent to the master of its
+ * key's slot by the slot map ({@code CLUSTER SLOTS}). A master that cannot be reached fails only the calls of its own
+ * slots: the Vert.x cluster connection opens only once it reaches every master, so one node down or frozen would stop
+ * the calls of every shard until the cluster failed it over.
+ * <p>
+ * The map is read again, at most once a second, when a call fails without an answer from Redis (a node down, frozen or
+ * gone), and when a node answers {@code CLUSTERDOWN}; a {@code MOVED} answer names the slot's new master at once, and
+ * the call goes there. {@code ASK} (a slot being migrated) sends the call to the importing node after an
+ * {@code ASKING}; {@code TRYAGAIN} (a call's keys split by a migration) sends it again every 100 ms, for at most
+ * {@code redis-timeout}.
+ */
+public final class ClusterConnections implements StoreConnection {
+
+    /** The number of hash slots of a Redis Cluster. */
+    public static final int SLOTS = 16384;
+    /** How many redirections ({@code MOVED}, {@code ASK}) one call follows. */
+    private static final int MOST_REDIRECTS = 5;
+    private static final long TRY_AGAIN_DELAY_MS = 100;
+    private static final long REFRESH_PACE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** Copies of the options of the configured cluster client, for the client of each node. */
+    private final Supplier<RedisOptions> options;
+    private final Vertx vertx;
+    private final long timeoutMs;
+    /** Told the endpoint of a node whose connection is given up (see {@link SharedConnection}). */
+    private final Consumer<String> lost;
+    private final Context context;
+    private final Map<String, SharedConnection> nodes = new ConcurrentHashMap<>();
+    /** The master of each slot, as an endpoint URI; null until the map was first read. */
+    private volatile String[] owners;
+    /** The node that answered last: calls that any node takes go there. */
+    private volatile String lastAnswered;
+    /** Each new client, and each call that any node takes while none answered last, goes to the next master. */
+    private final AtomicInteger nextNode = new AtomicInteger();
+    /** Guarded by {@code this}. */
+    private Future<String[]> refreshing;
+    private long lastRefreshNanos;
+    private boolean refreshPlanned;
+    private volatile boolean closed;
+
+    ClusterConnections(Supplier<RedisOptions> options, Vertx vertx, long timeoutMs, Consumer<String> lost) {
+        this.options = options;
+        this.vertx = vertx;
+        this.timeoutMs = timeoutMs;
+        this.lost = lost;
+        this.context = ((VertxInternal) vertx).createEventLoopContext();
+        this.lastRefreshNanos = System.nanoTime() - REFRESH_PACE_NANOS;
+    }
+
+    @Override
+    public Context context() {
+        return context;
+    }
+
+    @Override
+    public String nodeOf(String key) {
+        String[] map = owners;
+        return map == null ? null : map[slotOf(key)];
+    }
+
+    @Override
+    public Future<Response> send(String key, Request request) {
+        return send(key == null ? -1 : slotOf(key), request, 0, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+    }
+
+    /** {@code deadline}: until when ({@link System#nanoTime()}) the call is sent again on {@code TRYAGAIN}. */
+    private Future<Response> send(int slot, Request request, int redirects, long deadline) {
+        return owners().compose(map -> {
+            String endpoint = slot < 0 ? anyMaster(map) : map[slot];
+            if (endpoint == null) {
+                refreshSoon();
+                return Future.failedFuture("No master of the Redis Cluster serves slot " + slot + " (CLUSTER SLOTS)");
+            }
+            return node(endpoint).send(null, request).onComplete(ar -> {
+                if (ar.succeeded()) {
+                    lastAnswered = endpoint;
+                } else if (!(ar.cause() instanceof Response) && endpoint.equals(lastAnswered)) {
+                    lastAnswered = null; // the calls that any node takes go elsewhere
+                }
+            });
+        }).recover(e -> redirect(slot, request, redirects, deadline, e));
+    }
+
+    /** Follows a redirection or a retry that the failure asks for; otherwise reads the map again if Redis did not answer. */
+    private Future<Response> redirect(int slot, Request request, int redirects, long deadline, Throwable failure) {
+        if (!(failure instanceof Response)) {
+            refreshSoon(); // no answer from Redis: a node down, frozen, or gone from the cluster
+            return Future.failedFuture(failure);
+        }
+        String message = failure.getMessage() == null ? "" : failure.getMessage();
+        if (slot >= 0 && redirects < MOST_REDIRECTS && message.startsWith("MOVED ")) {
+            String[] map = owners;
+            String target = endpointOf(message);
+            if (map != null && target != null) {
+                map[slot] = target; // the other slots that moved with it follow with the map read next
+            }
+            refreshSoon();
+            return send(slot, request, redirects + 1, deadline);
+        }
+        if (slot >= 0 && redirects < MOST_REDIRECTS && message.startsWith("ASK ")) {
+            String target = endpointOf(message);
+            if (target != null) {
+                // The importing node answers TRYAGAIN while it lacks some of the call's keys: a script's keys that do
+                // not exist yet never reach it, so the call waits for the migration's end, when the old node answers
+                // MOVED.
+                return node(target).sendAsking(request).recover(e -> e.getMessage() != null
+                        && e.getMessage().contains("TRYAGAIN") ? later(slot, request, redirects + 1, deadline, e)
+                                : Future.failedFuture(e));
+            }
+        }
+        if (slot >= 0 && message.startsWith("TRYAGAIN")) {
+            return later(slot, request, redirects, deadline, failure);
+        }
+        if (message.startsWith("CLUSTERDOWN")) {
+            refreshSoon();
+        }
+        return Future.failedFuture(failure);
+    }
+
+    /** Sends the call again a little later, while the migration of its slot goes on, until its deadline. */
+    private Future<Response> later(int slot, Request request, int redirects, long deadline, Throwable failure) {
+        if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TRY_AGAIN_DELAY_MS) - deadline > 0) {
+            return Future.failedFuture(failure);
+        }
+        Promise<Response> answer = Promise.promise();
+        vertx.setTimer(TRY_AGAIN_DELAY_MS, id -> send(slot, request, redirects, deadline).onComplete(answer));
+        return answer.future();
+    }
+
+    /** The endpoint a {@code MOVED} or {@code ASK} answer names ({@code MOVED 3999 127.0.0.1:6381}). */
+    private String endpointOf(String message) {
+        String address = message.substring(message.lastIndexOf(' ') + 1);
+        int colon = address.lastIndexOf(':');
+        if (colon < 0) {
+            return null;
+        }
+        String template = lastAnswered != null ? lastAnswered : options.get().getEndpoint();
+        try {
+            return endpoint(template, address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    private Future<String[]> owners() {
+        if (closed) {
+            return Future.failedFuture("The delayed-jobs connections to Redis are closed");
+        }
+        String[] map = owners;
+        return map != null ? Future.succeededFuture(map) : refresh();
+    }
+
+    private String anyMaster(String[] map) {
+        String last = lastAnswered;
+        return last != null && nodes.containsKey(last) ? last : nextMaster(map);
+    }
+
+    /** The masters of the map in turn. */
+    private String nextMaster(String[] map) {
+        String[] masters = Arrays.stream(map).filter(e -> e != null).distinct().toArray(String[]::new);
+        return masters.length == 0 ? null : masters[Math.floorMod(nextNode.getAndIncrement(), masters.length)];
+    }
+
+    private SharedConnection node(String endpoint) {
+        return nodes.computeIfAbsent(endpoint, e -> {
+            SharedConnection[] made = new SharedConnection[1];
+            made[0] = new SharedConnection(() -> nodeOptions(e), vertx, timeoutMs, () -> {
+                // A connection closed because its node left the map was not lost.
+                if (nodes.get(e) == made[0]) {
+                    lost.accept(e);
+                    refreshSoon();
+                }
+            });
+            return made[0];
+        });
+    }
+
+    private RedisOptions nodeOptions(String endpoint) {
+        RedisOptions copy = options.get();
+        copy.setType(RedisClientType.STANDALONE);
+        copy.setEndpoints(new ArrayList<>(List.of(endpoint)));
+        return copy;
+    }
+
+    /** Reads the map again now, or once a second has passed since the last reading. */
+    private synchronized void refreshSoon() {
+        if (closed || refreshPlanned) {
+            return;
+        }
+        long wait = REFRESH_PACE_NANOS - (System.nanoTime() - lastRefreshNanos);
+        if (wait <= 0) {
+            refresh();
+            return;
+        }
+        refreshPlanned = true;
+        vertx.setTimer(Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait)), id -> {
+            synchronized (this) {
+                refreshPlanned = false;
+            }
+            refresh();
+        });
+    }
+
+    /**
+     * Reads the slot map from the first node that answers: the one that answered last, the other masters known, then
+     * the configured endpoints. A node that answers nothing costs {@code redis-timeout} before the next is asked.
+     */
+    private synchronized Future<String[]> refresh() {
+        if (refreshing != null) {
+            return refreshing;
+        }
+        lastRefreshNanos = System.nanoTime();
+        Set<String> candidates = new LinkedHashSet<>();
+        if (lastAnswered != null) {
+            candidates.add(lastAnswered);
+        }
+        String[] map = owners;
+        if (map != null) {
+            for (String endpoint : map) {
+                if (endpoint != null) {
+                    candidates.add(endpoint);
+                }
+            }
+        }
+        candidates.addAll(options.get().getEndpoints());
+        Future<String[]> read = readSlots(new ArrayList<>(candidates), 0, null);
+        refreshing = read;
+        read.onComplete(ar -> {
+            synchronized (this) {
+                refreshing = null;
+            }
+        });
+        return read;
+    }
+
+    private Future<String[]> readSlots(List<String> candidates, int index, Throwable last) {
+        if (closed) {
+            return Future.failedFuture("The delayed-jobs connections to Redis are closed");
+        }
+        if (index >= candidates.size()) {
+            return Future.failedFuture(new IllegalStateException(
+                    "No node of the Redis Cluster gave its slot map (CLUSTER SLOTS): "
+                            + (last == null ? "no endpoint" : last.getMessage()),
+                    last));
+        }
+        String endpoint = candidates.get(index);
+        return node(endpoint).send(null, Request.cmd(Command.CLUSTER).arg("SLOTS"))
+                .map(reply -> install(endpoint, reply))
+                .recover(e -> readSlots(candidates, index + 1, e));
+    }
+
+    /** Keeps the map a node gave, and closes the connections to nodes that no longer master a slot. */
+    private String[] install(String askedEndpoint, Response reply) {
+        String[] map = new String[SLOTS];
+        for (Response range : reply) {
+            Response master = range.get(2);
+            String host = master.get(0) == null ? null : master.get(0).toString();
+            String endpoint = endpoint(askedEndpoint, host, master.get(1).toInteger());
+            for (int slot = range.get(0).toInteger(); slot <= range.get(1).toInteger(); slot++) {
+                map[slot] = endpoint;
+            }
+        }
+        owners = map;
+        Set<String> masters = new HashSet<>(Arrays.asList(map));
+        for (String endpoint : List.copyOf(nodes.keySet())) {
+            if (!masters.contains(endpoint)) {
+                SharedConnection gone = nodes.remove(endpoint);
+                if (gone != null) {
+                    gone.close();
+                }
+            }
+        }
+        return map;
+    }
+
+    /**
+     * The endpoint URI of a node the cluster names by host and port, with the scheme and credentials of
+     * {@code template}. A node whose host the cluster does not know ({@code ?} or empty) is on the template's host.
+     */
+    static String endpoint(String template, String host, int port) {
+        URI uri = URI.create(template);
+        String onHost = host == null || host.isEmpty() || host.equals("?") ? uri.getHost() : host;
+        if (onHost.indexOf(':') >= 0 && !onHost.startsWith("[")) {
+            onHost = "[" + onHost + "]"; // IPv6
+        }
+        String userInfo = uri.getRawUserInfo();
+        return uri.getScheme() + "://" + (userInfo == null ? "" : userInfo + "@") + onHost + ":" + port;
+    }
+
+    /** A client of the next master in turn: the wake subscription, on whichever master answers. */
+    @Override
+    public Future<JobStore.OwnClient> newClient() {
+        return owners().compose(map -> {
+            String endpoint = nextMaster(map);
+            return endpoint == null ? Future.failedFuture("The Redis Cluster's slot map names no master")
+                    : Future.succeededFuture(new JobStore.OwnClient(Redis.createClient(vertx, nodeOptions(endpoint)),
+                            endpoint));
+        });
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (String endpoint : List.copyOf(nodes.keySet())) {
+            SharedConnection node = nodes.remove(endpoint);
+            if (node != null) {
+                node.close();
+            }
+        }
+    }
+
+    /**
+     * The cluster slot of a key: CRC16 (XMODEM) of its hash tag (the text between the first {@code {} and the next
+     * {@code }}, when not empty), or of the whole key, modulo {@value #SLOTS}.
+     */
+    public static int slotOf(String key) {
+        byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
+        int from = 0;
+        int to = bytes.length;
+        int open = key.indexOf('{');
+        if (open >= 0) {
+            int close = key.indexOf('}', open + 1);
+            if (close > open + 1) {
+                // Braces are one byte in UTF-8: their byte offsets follow from the text before them.
+                from = key.substring(0, open + 1).getBytes(StandardCharsets.UTF_8).length;
+                to = from + key.substring(open + 1, close).getBytes(StandardCharsets.UTF_8).length;
+            }
+        }
+        int crc = 0;
+        for (int i = from; i < to; i++) {
+            crc ^= (bytes[i] & 0xFF) << 8;
+            for (int bit = 0; bit < 8; bit++) {
+                crc = (crc & 0x8000) != 0 ? (crc << 1) ^ 0x1021 : crc << 1;
+            }
+        }
+        return (crc & 0xFFFF) % SLOTS;
+    }
+}
