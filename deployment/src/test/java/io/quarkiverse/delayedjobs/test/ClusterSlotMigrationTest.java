@@ -89,10 +89,14 @@ public class ClusterSlotMigrationTest {
                 .startsWith("-ASK"), "the old master asks the new one to take the shard's calls");
 
         // Migrating: the old master answers ASK, and the new one TRYAGAIN, since some of the script's keys do not exist
-        // (yet): the call is sent again until the slot has moved.
+        // (yet): the call is sent again, every 100 ms, until the slot has moved (within redis-timeout, 10 s): here after
+        // ten rounds.
+        long askedBefore = errors(source, "ASK");
+        long triedBefore = errors(target, "TRYAGAIN");
         CompletableFuture<ScheduleResult> duringMigration = reactive
                 .schedule("moving", ids.get(1), "payload", Duration.ofHours(1)).subscribeAsCompletionStage();
-        await().atMost(Duration.ofSeconds(5)).until(() -> errors(source, "ASK") > 0 && errors(target, "TRYAGAIN") > 0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> errors(target, "TRYAGAIN") >= triedBefore + 10);
+        assertTrue(errors(source, "ASK") > askedBefore, "the old master answered ASK");
         assertFalse(duringMigration.isDone());
 
         long movedBefore = errors(source, "MOVED");

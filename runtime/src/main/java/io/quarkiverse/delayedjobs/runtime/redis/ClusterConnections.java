@@ -1,6 +1,5 @@
 package io.quarkiverse.delayedjobs.runtime.redis;
 
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -47,6 +46,7 @@ public final class ClusterConnections implements StoreConnection {
     private static final int MOST_REDIRECTS = 5;
     private static final long TRY_AGAIN_DELAY_MS = 100;
     private static final long REFRESH_PACE_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final String CLOSED = "The delayed-jobs connections to Redis are closed";
 
     /** Copies of the options of the configured cluster client, for the client of each node. */
     private final Supplier<RedisOptions> options;
@@ -56,6 +56,10 @@ public final class ClusterConnections implements StoreConnection {
     private final Consumer<String> lost;
     private final Context context;
     private final Map<String, SharedConnection> nodes = new ConcurrentHashMap<>();
+    /** Connections to nodes gone from the map, closed a little later (see retire). */
+    private final Set<SharedConnection> retired = ConcurrentHashMap.newKeySet();
+    /** Calls sent and not yet ended, on any node, which {@link #close()} waits for. */
+    private final CallsInFlight inFlight = new CallsInFlight();
     /** The master of each slot, as an endpoint URI; null until the map was first read. */
     private volatile String[] owners;
     /** The node that answered last: calls that any node takes go there. */
@@ -90,7 +94,13 @@ public final class ClusterConnections implements StoreConnection {
 
     @Override
     public Future<Response> send(String key, Request request) {
-        return send(key == null ? -1 : slotOf(key), request, 0, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+        inFlight.started();
+        Future<Response> answer = send(key == null ? -1 : slotOf(key), request, 0,
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+        // Counted down after the caller's own handlers of the answer ran: a call they send next, on any node, is
+        // counted before this one ends (see close()).
+        answer.onComplete(ar -> vertx.runOnContext(v -> inFlight.ended()));
+        return answer;
     }
 
     /** {@code deadline}: until when ({@link System#nanoTime()}) the call is sent again on {@code TRYAGAIN}. */
@@ -101,7 +111,7 @@ public final class ClusterConnections implements StoreConnection {
                 refreshSoon();
                 return Future.failedFuture("No master of the Redis Cluster serves slot " + slot + " (CLUSTER SLOTS)");
             }
-            return node(endpoint).send(null, request).onComplete(ar -> {
+            return sendTo(endpoint, request, false).onComplete(ar -> {
                 if (ar.succeeded()) {
                     lastAnswered = endpoint;
                 } else if (!(ar.cause() instanceof Response) && endpoint.equals(lastAnswered)) {
@@ -133,9 +143,9 @@ public final class ClusterConnections implements StoreConnection {
                 // The importing node answers TRYAGAIN while it lacks some of the call's keys: a script's keys that do
                 // not exist yet never reach it, so the call waits for the migration's end, when the old node answers
                 // MOVED.
-                return node(target).sendAsking(request).recover(e -> e.getMessage() != null
-                        && e.getMessage().contains("TRYAGAIN") ? later(slot, request, redirects + 1, deadline, e)
-                                : Future.failedFuture(e));
+                return sendTo(target, request, true).recover(e -> e instanceof Response && e.getMessage() != null
+                        && e.getMessage().startsWith("TRYAGAIN") ? later(slot, request, redirects, deadline, e)
+                                : redirect(slot, request, redirects + 1, deadline, e));
             }
         }
         if (slot >= 0 && message.startsWith("TRYAGAIN")) {
@@ -174,7 +184,7 @@ public final class ClusterConnections implements StoreConnection {
 
     private Future<String[]> owners() {
         if (closed) {
-            return Future.failedFuture("The delayed-jobs connections to Redis are closed");
+            return Future.failedFuture(CLOSED);
         }
         String[] map = owners;
         return map != null ? Future.succeededFuture(map) : refresh();
@@ -191,8 +201,20 @@ public final class ClusterConnections implements StoreConnection {
         return masters.length == 0 ? null : masters[Math.floorMod(nextNode.getAndIncrement(), masters.length)];
     }
 
+    private Future<Response> sendTo(String endpoint, Request request, boolean asking) {
+        SharedConnection node = node(endpoint);
+        if (node == null) {
+            return Future.failedFuture(CLOSED);
+        }
+        return asking ? node.sendAsking(request) : node.send(null, request);
+    }
+
+    /** The connection to a node, made on first use; null once closed. */
     private SharedConnection node(String endpoint) {
-        return nodes.computeIfAbsent(endpoint, e -> {
+        if (closed) {
+            return null;
+        }
+        SharedConnection node = nodes.computeIfAbsent(endpoint, e -> {
             SharedConnection[] made = new SharedConnection[1];
             made[0] = new SharedConnection(() -> nodeOptions(e), vertx, timeoutMs, () -> {
                 // A connection closed because its node left the map was not lost.
@@ -203,6 +225,12 @@ public final class ClusterConnections implements StoreConnection {
             });
             return made[0];
         });
+        // close() ran meanwhile, and may have missed it.
+        if (closed && nodes.remove(endpoint, node)) {
+            node.closeNow();
+            return null;
+        }
+        return node;
     }
 
     private RedisOptions nodeOptions(String endpoint) {
@@ -264,9 +292,6 @@ public final class ClusterConnections implements StoreConnection {
     }
 
     private Future<String[]> readSlots(List<String> candidates, int index, Throwable last) {
-        if (closed) {
-            return Future.failedFuture("The delayed-jobs connections to Redis are closed");
-        }
         if (index >= candidates.size()) {
             return Future.failedFuture(new IllegalStateException(
                     "No node of the Redis Cluster gave its slot map (CLUSTER SLOTS): "
@@ -274,7 +299,7 @@ public final class ClusterConnections implements StoreConnection {
                     last));
         }
         String endpoint = candidates.get(index);
-        return node(endpoint).send(null, Request.cmd(Command.CLUSTER).arg("SLOTS"))
+        return sendTo(endpoint, Request.cmd(Command.CLUSTER).arg("SLOTS"), false)
                 .map(reply -> install(endpoint, reply))
                 .recover(e -> readSlots(candidates, index + 1, e));
     }
@@ -296,7 +321,7 @@ public final class ClusterConnections implements StoreConnection {
             if (!masters.contains(endpoint)) {
                 SharedConnection gone = nodes.remove(endpoint);
                 if (gone != null) {
-                    gone.close();
+                    retire(gone);
                 }
             }
         }
@@ -304,17 +329,48 @@ public final class ClusterConnections implements StoreConnection {
     }
 
     /**
-     * The endpoint URI of a node the cluster names by host and port, with the scheme and credentials of
-     * {@code template}. A node whose host the cluster does not know ({@code ?} or empty) is on the template's host.
+     * Closes the connection to a node that no longer masters a slot once the calls on it had their time: a call sent
+     * by the map before has its answer ({@code MOVED}, which it follows) or its timeout, rather than a closed
+     * connection.
+     */
+    private void retire(SharedConnection gone) {
+        retired.add(gone);
+        vertx.setTimer(timeoutMs + SharedConnection.CLOSE_MARGIN_MS, id -> {
+            if (retired.remove(gone)) {
+                gone.closeNow();
+            }
+        });
+    }
+
+    /**
+     * The endpoint URI of a node the cluster names by host and port, with everything else of {@code template}: scheme,
+     * credentials (before the host, or as query parameters), path and query. A node whose host the cluster does not
+     * know ({@code ?} or empty) is on the template's host.
      */
     static String endpoint(String template, String host, int port) {
-        URI uri = URI.create(template);
-        String onHost = host == null || host.isEmpty() || host.equals("?") ? uri.getHost() : host;
-        if (onHost.indexOf(':') >= 0 && !onHost.startsWith("[")) {
-            onHost = "[" + onHost + "]"; // IPv6
+        int schemeEnd = template.indexOf("://");
+        String scheme = schemeEnd < 0 ? "redis://" : template.substring(0, schemeEnd + 3);
+        String rest = schemeEnd < 0 ? template : template.substring(schemeEnd + 3);
+        int authorityEnd = rest.length();
+        for (int i = 0; i < rest.length(); i++) {
+            if (rest.charAt(i) == '/' || rest.charAt(i) == '?') {
+                authorityEnd = i;
+                break;
+            }
         }
-        String userInfo = uri.getRawUserInfo();
-        return uri.getScheme() + "://" + (userInfo == null ? "" : userInfo + "@") + onHost + ":" + port;
+        String authority = rest.substring(0, authorityEnd);
+        int at = authority.lastIndexOf('@');
+        String hostAndPort = authority.substring(at + 1);
+        String onHost;
+        if (host != null && !host.isEmpty() && !host.equals("?")) {
+            onHost = host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host; // IPv6
+        } else if (hostAndPort.startsWith("[")) {
+            onHost = hostAndPort.substring(0, hostAndPort.indexOf(']') + 1);
+        } else {
+            int colon = hostAndPort.lastIndexOf(':');
+            onHost = colon < 0 ? hostAndPort : hostAndPort.substring(0, colon);
+        }
+        return scheme + authority.substring(0, at + 1) + onHost + ":" + port + rest.substring(authorityEnd);
     }
 
     /** A client of the next master in turn: the wake subscription, on whichever master answers. */
@@ -328,13 +384,23 @@ public final class ClusterConnections implements StoreConnection {
         });
     }
 
+    /**
+     * Closes the connections once no call is in flight, waiting at most {@code redis-timeout}, as
+     * {@link SharedConnection#close()} does: the calls sent meanwhile, on any node, are answered too.
+     */
     @Override
     public void close() {
+        inFlight.awaitNone(timeoutMs + SharedConnection.CLOSE_MARGIN_MS);
         closed = true;
         for (String endpoint : List.copyOf(nodes.keySet())) {
             SharedConnection node = nodes.remove(endpoint);
             if (node != null) {
-                node.close();
+                node.closeNow();
+            }
+        }
+        for (SharedConnection node : List.copyOf(retired)) {
+            if (retired.remove(node)) {
+                node.closeNow();
             }
         }
     }

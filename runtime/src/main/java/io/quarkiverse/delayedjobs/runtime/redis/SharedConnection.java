@@ -3,7 +3,6 @@ package io.quarkiverse.delayedjobs.runtime.redis;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Queue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
@@ -99,7 +98,7 @@ final class SharedConnection implements StoreConnection {
     /** How many times {@code redis-timeout} opening a connection may take: its handshake is several round trips. */
     static final int CONNECT_TIMEOUTS = 5;
     /** Beyond {@code redis-timeout}, so that a call in flight at the close fails by its own timeout, which says why. */
-    private static final long CLOSE_MARGIN_MS = 100;
+    static final long CLOSE_MARGIN_MS = 100;
 
     private final Supplier<RedisOptions> options;
     private final Vertx vertx;
@@ -111,8 +110,8 @@ final class SharedConnection implements StoreConnection {
     private final long timeoutMs;
     /** Told when a connection is given up: the server may lose its data before the next one opens (a restart). */
     private final Runnable lost;
-    /** Calls sent and not yet answered nor timed out; guarded by {@code this}, which {@link #close()} waits on. */
-    private int inFlight;
+    /** Calls sent and not yet answered nor timed out, which {@link #close()} waits for. */
+    private final CallsInFlight inFlight = new CallsInFlight();
     private Link current;
     private boolean closed;
 
@@ -175,7 +174,7 @@ final class SharedConnection implements StoreConnection {
         Promise<Response> answer = Promise.promise();
         // Counted down after the caller's own handlers of the answer ran: a call they send next (a producer's jobs that
         // waited for this one, a script's text after NOSCRIPT) is counted before this one ends.
-        answer.future().onComplete(ar -> vertx.runOnContext(v -> callEnded()));
+        answer.future().onComplete(ar -> vertx.runOnContext(v -> inFlight.ended()));
         // A call that waits for the connection to open spends part of its time on the opening, which has a deadline of
         // its own: timing out, it does not condemn the connection (else, when opening and a call take longer than the
         // timeout together, every new connection would be dropped by its first call).
@@ -216,12 +215,6 @@ final class SharedConnection implements StoreConnection {
         return new TimeoutException("Redis did not answer within " + timeoutMs + " ms");
     }
 
-    private synchronized void callEnded() {
-        if (--inFlight == 0) {
-            notifyAll();
-        }
-    }
-
     /**
      * The link in use, or a new one connecting; null once closed. A connection not open within
      * {@value #CONNECT_TIMEOUTS} times {@code redis-timeout} (a handshake Redis never answers) is given up.
@@ -231,7 +224,7 @@ final class SharedConnection implements StoreConnection {
             return null;
         }
         if (current != null) {
-            inFlight++;
+            inFlight.started();
             return current;
         }
         RedisOptions clientOptions = options.get();
@@ -254,7 +247,7 @@ final class SharedConnection implements StoreConnection {
             }
             connected.handle(ar);
         }));
-        inFlight++;
+        inFlight.started();
         // Not 'current': a failed connect may have cleared it already, and the caller is to see that failure.
         return link;
     }
@@ -279,20 +272,14 @@ final class SharedConnection implements StoreConnection {
      */
     @Override
     public void close() {
+        inFlight.awaitNone(timeoutMs + CLOSE_MARGIN_MS);
+        closeNow();
+    }
+
+    /** Closes the connection at once: the calls in flight fail. */
+    void closeNow() {
         Link link;
         synchronized (this) {
-            if (!Context.isOnEventLoopThread()) {
-                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs + CLOSE_MARGIN_MS);
-                long left;
-                while (inFlight > 0 && (left = deadline - System.nanoTime()) > 0) {
-                    try {
-                        TimeUnit.NANOSECONDS.timedWait(this, left);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        break;
-                    }
-                }
-            }
             closed = true;
             link = current;
         }
