@@ -70,6 +70,8 @@ public final class ClusterConnections implements StoreConnection {
     private Future<String[]> refreshing;
     private long lastRefreshNanos;
     private boolean refreshPlanned;
+    /** A reading was asked for while one was under way. */
+    private boolean refreshAfter;
     private volatile boolean closed;
 
     ClusterConnections(Supplier<RedisOptions> options, Vertx vertx, long timeoutMs, Consumer<String> lost) {
@@ -132,7 +134,15 @@ public final class ClusterConnections implements StoreConnection {
             String[] map = owners;
             String target = endpointOf(message);
             if (map != null && target != null) {
-                map[slot] = target; // the other slots that moved with it follow with the map read next
+                // On a copy: a map read meanwhile (fresher) stays. The other slots that moved with it follow with the
+                // map read next.
+                String[] moved = map.clone();
+                moved[slot] = target;
+                synchronized (this) {
+                    if (owners == map) {
+                        owners = moved;
+                    }
+                }
             }
             refreshSoon();
             return send(slot, request, redirects + 1, deadline);
@@ -240,9 +250,16 @@ public final class ClusterConnections implements StoreConnection {
         return copy;
     }
 
-    /** Reads the map again now, or once a second has passed since the last reading. */
+    /**
+     * Reads the map again now, or once a second has passed since the last reading; after the reading under way, which
+     * may have been answered before what calls for this one.
+     */
     private synchronized void refreshSoon() {
         if (closed || refreshPlanned) {
+            return;
+        }
+        if (refreshing != null) {
+            refreshAfter = true;
             return;
         }
         long wait = REFRESH_PACE_NANOS - (System.nanoTime() - lastRefreshNanos);
@@ -269,8 +286,9 @@ public final class ClusterConnections implements StoreConnection {
         }
         lastRefreshNanos = System.nanoTime();
         Set<String> candidates = new LinkedHashSet<>();
-        if (lastAnswered != null) {
-            candidates.add(lastAnswered);
+        String last = lastAnswered;
+        if (last != null && nodes.containsKey(last)) {
+            candidates.add(last);
         }
         String[] map = owners;
         if (map != null) {
@@ -284,8 +302,14 @@ public final class ClusterConnections implements StoreConnection {
         Future<String[]> read = readSlots(new ArrayList<>(candidates), 0, null);
         refreshing = read;
         read.onComplete(ar -> {
+            boolean again;
             synchronized (this) {
                 refreshing = null;
+                again = refreshAfter;
+                refreshAfter = false;
+            }
+            if (again) {
+                refreshSoon();
             }
         });
         return read;
@@ -304,9 +328,17 @@ public final class ClusterConnections implements StoreConnection {
                 .recover(e -> readSlots(candidates, index + 1, e));
     }
 
-    /** Keeps the map a node gave, and closes the connections to nodes that no longer master a slot. */
+    /**
+     * Keeps the map a node gave, and closes the connections to nodes that no longer master a slot. A slot the node
+     * names no master of (a cluster still forming, a node that has not joined it) keeps the one known before; a node
+     * that names none at all is not asked.
+     */
     private String[] install(String askedEndpoint, Response reply) {
-        String[] map = new String[SLOTS];
+        if (reply == null || reply.size() == 0) {
+            throw new IllegalStateException("The node " + askedEndpoint + " knows no slot of the cluster");
+        }
+        String[] before = owners;
+        String[] map = before == null ? new String[SLOTS] : before.clone();
         for (Response range : reply) {
             Response master = range.get(2);
             String host = master.get(0) == null ? null : master.get(0).toString();
@@ -315,7 +347,21 @@ public final class ClusterConnections implements StoreConnection {
                 map[slot] = endpoint;
             }
         }
-        owners = map;
+        synchronized (this) {
+            owners = map;
+        }
+        retireOthers();
+        // A call that read the map before may have opened a connection to a node gone from it since.
+        vertx.setTimer(timeoutMs + SharedConnection.CLOSE_MARGIN_MS, id -> retireOthers());
+        return map;
+    }
+
+    /** Retires the connections to nodes that master no slot of the map. */
+    private void retireOthers() {
+        String[] map = owners;
+        if (map == null) {
+            return;
+        }
         Set<String> masters = new HashSet<>(Arrays.asList(map));
         for (String endpoint : List.copyOf(nodes.keySet())) {
             if (!masters.contains(endpoint)) {
@@ -325,7 +371,6 @@ public final class ClusterConnections implements StoreConnection {
                 }
             }
         }
-        return map;
     }
 
     /**

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
@@ -45,14 +44,21 @@ public class JobStore implements AutoCloseable {
      * {@code common.lua}, which refuses more before it writes anything).
      */
     public static final int MOST_PER_SHARD = 1000;
+    /** How long after a recording of a shard count that failed the next one may start. */
+    private static final long RECORD_AGAIN_PACE_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** In {@code recordAgain}: a recording is under way. */
+    private static final Long RECORDING = Long.MAX_VALUE;
     /** How long after a failed script call of a queue each of its calls carries one shard (see shardsAloneUntil). */
     private static final long SHARDS_ALONE_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final StoreConnection connection;
     private final DelayedJobsRuntimeConfig config;
     private final ConcurrentMap<String, Future<QueueKeys>> queues = new ConcurrentHashMap<>();
-    /** Queues whose shard count agreed, to record again at their next use (see {@link #recordAgain(String)}). */
-    private final Set<String> recordAgain = ConcurrentHashMap.newKeySet();
+    /**
+     * Queues whose shard count agreed, to record again at their next use from the given {@link System#nanoTime()} on
+     * (see {@link #recordAgain(String)}); {@link #RECORDING} while a recording is under way.
+     */
+    private final ConcurrentMap<String, Long> recordAgain = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, ScheduleBatches> scheduleBatches = new ConcurrentHashMap<>();
     /** Set by a stop: no scheduled job waits for others any more, in any queue. */
     private volatile boolean lingerStopped;
@@ -161,7 +167,8 @@ public class JobStore implements AutoCloseable {
      * a queue records it).
      */
     public Future<QueueKeys> queue(String queue) {
-        if (!recordAgain.isEmpty() && recordAgain.remove(queue)) {
+        Long from = recordAgain.isEmpty() ? null : recordAgain.get(queue);
+        if (from != null && System.nanoTime() - from >= 0 && recordAgain.replace(queue, from, RECORDING)) {
             recordAgain(queue);
         }
         Future<QueueKeys> keys = queues.computeIfAbsent(queue, this::checkShardCount);
@@ -175,7 +182,7 @@ public class JobStore implements AutoCloseable {
      * (a restart without its data).
      */
     public void recordShardCountsAgain() {
-        recordAgain.addAll(queues.keySet());
+        queues.keySet().forEach(queue -> recordAgain.putIfAbsent(queue, System.nanoTime()));
     }
 
     /** Forgets which queues' shard counts were checked, as an instance that never used them would (tests). */
@@ -194,9 +201,11 @@ public class JobStore implements AutoCloseable {
         Request set = Request.cmd(Command.SET).arg(keys.shardCountKey()).arg(keys.shards()).arg("NX").arg("GET");
         connection.send(keys.shardCountKey(), set).onComplete(ar -> {
             if (ar.failed()) {
-                recordAgain.add(queue);
+                // Tried again a second later: a master that refuses connections would fail it at once, for every call.
+                recordAgain.put(queue, System.nanoTime() + RECORD_AGAIN_PACE_NANOS);
                 return;
             }
+            recordAgain.remove(queue, RECORDING);
             try {
                 agreeing(queue, keys, ar.result());
             } catch (DelayedJobsException mismatch) {
@@ -221,7 +230,7 @@ public class JobStore implements AutoCloseable {
     private void connectionLost(String node) {
         for (String queue : queues.keySet()) {
             if (node == null || node.equals(connection.nodeOf(keysOf(queue).shardCountKey()))) {
-                recordAgain.add(queue);
+                recordAgain.putIfAbsent(queue, System.nanoTime());
             }
         }
         connectionLostListener.accept(node);
