@@ -3,13 +3,16 @@ package io.quarkiverse.delayedjobs.runtime.health;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.IntStream;
 
 import jakarta.inject.Singleton;
 
 import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 
 import io.quarkiverse.delayedjobs.runtime.HandlerRegistry;
+import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
 import io.quarkiverse.delayedjobs.runtime.redis.Script;
@@ -22,6 +25,10 @@ import io.smallrye.mutiny.Uni;
  * PING would not show a script that Redis refuses (an ACL without {@code EVALSHA}, say), and the Redis client's own
  * check pings the connections of its pool, not this one. Redis is asked when the check is called and at no other time,
  * so that an idle instance stays as quiet as without the check.
+ * <p>
+ * On a Redis Cluster it looks in every shard of the queue, which spread over the masters: ready while the master of
+ * one of them runs the script, since the engine goes on with the shards of the masters it reaches; the shards whose
+ * master does not are named in the data.
  */
 @Readiness
 @Singleton
@@ -43,22 +50,44 @@ class DelayedJobsReadinessCheck implements AsyncHealthCheck {
 
     private final JobStore store;
     private final String queue;
-    private final List<String> keys;
+    /** The keys of each shard looked at: the first one, or on a cluster every one. */
+    private final List<List<String>> shards;
 
     DelayedJobsReadinessCheck(JobStore store, HandlerRegistry registry) {
         this.store = store;
         this.queue = registry.handlers().isEmpty() ? QUEUE_OF_NO_HANDLER : registry.handlers().get(0).queue();
-        // The keys of the first shard do not depend on the shard count, which a producer may not have checked yet.
-        this.keys = new QueueKeys(store.config().keyPrefix(), queue, 1).shard(0);
+        // The keys of a shard do not depend on the shard count, which a producer may not have checked yet: the
+        // configured count names the shards the instance uses.
+        int count = store.cluster() ? QueueSettings.of(store.config(), queue).shards() : 1;
+        QueueKeys keys = new QueueKeys(store.config().keyPrefix(), queue, count);
+        this.shards = IntStream.range(0, count).mapToObj(keys::shard).toList();
     }
 
     @Override
     public Uni<HealthCheckResponse> call() {
+        List<Uni<Throwable>> looks = shards.stream().map(this::look).toList();
+        return Uni.join().all(looks).andFailFast().map(failures -> {
+            List<Integer> failing = IntStream.range(0, failures.size()).filter(i -> failures.get(i) != null).boxed()
+                    .toList();
+            HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME).withData("queue", queue);
+            if (failing.isEmpty()) {
+                return response.up().build();
+            }
+            Throwable first = failures.get(failing.get(0));
+            String error = first.getMessage() == null ? first.toString() : first.getMessage();
+            if (failing.size() == failures.size()) {
+                return response.down().withData("error", error).build();
+            }
+            return response.up().withData("failing shards", failing.toString()).withData("error", error).build();
+        });
+    }
+
+    /** Runs the script on a shard: null when it ran, or why not. */
+    private Uni<Throwable> look(List<String> keys) {
         return Uni.createFrom().completionStage(() -> store.run(Script.FIND, keys, List.of(ID)).toCompletionStage())
                 .ifNoItem().after(TIMEOUT)
                 .failWith(() -> new TimeoutException("Redis did not answer within " + TIMEOUT.toMillis() + " ms"))
-                .map(answer -> HealthCheckResponse.named(NAME).up().withData("queue", queue).build())
-                .onFailure().recoverWithItem(e -> HealthCheckResponse.named(NAME).down().withData("queue", queue)
-                        .withData("error", e.getMessage() == null ? e.toString() : e.getMessage()).build());
+                .map(answer -> (Throwable) null)
+                .onFailure().recoverWithItem(e -> e);
     }
 }

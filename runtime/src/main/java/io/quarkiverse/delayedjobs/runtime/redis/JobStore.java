@@ -162,6 +162,11 @@ public class JobStore implements AutoCloseable {
         return config;
     }
 
+    /** Whether the shards live on the masters of a Redis Cluster. */
+    public boolean cluster() {
+        return cluster;
+    }
+
     /**
      * The keys of a queue, once its shard count is known to agree with the one recorded in Redis (the first user of
      * a queue records it).
