@@ -72,6 +72,10 @@ public final class ClusterConnections implements StoreConnection {
     private boolean refreshPlanned;
     /** A reading was asked for while one was under way. */
     private boolean refreshAfter;
+    /** How many maps read were installed, so that a slot's move recorded on an older one is dropped. */
+    private int installs;
+    /** Why the last reading failed, while no map was ever read: calls fail with it until the next reading. */
+    private Throwable lastReadingFailure;
     private volatile boolean closed;
 
     ClusterConnections(Supplier<RedisOptions> options, Vertx vertx, long timeoutMs, Consumer<String> lost) {
@@ -131,18 +135,9 @@ public final class ClusterConnections implements StoreConnection {
         }
         String message = failure.getMessage() == null ? "" : failure.getMessage();
         if (slot >= 0 && redirects < MOST_REDIRECTS && message.startsWith("MOVED ")) {
-            String[] map = owners;
             String target = endpointOf(message);
-            if (map != null && target != null) {
-                // On a copy: a map read meanwhile (fresher) stays. The other slots that moved with it follow with the
-                // map read next.
-                String[] moved = map.clone();
-                moved[slot] = target;
-                synchronized (this) {
-                    if (owners == map) {
-                        owners = moved;
-                    }
-                }
+            if (target != null) {
+                moved(slot, target);
             }
             refreshSoon();
             return send(slot, request, redirects + 1, deadline);
@@ -165,6 +160,35 @@ public final class ClusterConnections implements StoreConnection {
             refreshSoon();
         }
         return Future.failedFuture(failure);
+    }
+
+    /**
+     * Records the new master of a slot on a copy of the map: a map read since (fresher) stays, and another slot's move
+     * recorded meanwhile too. The other slots that moved with it follow with the map read next.
+     */
+    private void moved(int slot, String target) {
+        while (true) {
+            String[] map;
+            int generation;
+            synchronized (this) {
+                map = owners;
+                generation = installs;
+            }
+            if (map == null || target.equals(map[slot])) {
+                return;
+            }
+            String[] moved = map.clone();
+            moved[slot] = target;
+            synchronized (this) {
+                if (installs != generation) {
+                    return;
+                }
+                if (owners == map) {
+                    owners = moved;
+                    return;
+                }
+            }
+        }
     }
 
     /** Sends the call again a little later, while the migration of its slot goes on, until its deadline. */
@@ -197,7 +221,17 @@ public final class ClusterConnections implements StoreConnection {
             return Future.failedFuture(CLOSED);
         }
         String[] map = owners;
-        return map != null ? Future.succeededFuture(map) : refresh();
+        if (map != null) {
+            return Future.succeededFuture(map);
+        }
+        // No map yet: readings at most once a second, as later ones, rather than one per call while none answers.
+        synchronized (this) {
+            if (refreshing == null && lastReadingFailure != null
+                    && System.nanoTime() - lastRefreshNanos < REFRESH_PACE_NANOS) {
+                return Future.failedFuture(lastReadingFailure);
+            }
+            return refresh();
+        }
     }
 
     private String anyMaster(String[] map) {
@@ -305,6 +339,7 @@ public final class ClusterConnections implements StoreConnection {
             boolean again;
             synchronized (this) {
                 refreshing = null;
+                lastReadingFailure = ar.failed() ? ar.cause() : null;
                 again = refreshAfter;
                 refreshAfter = false;
             }
@@ -330,25 +365,36 @@ public final class ClusterConnections implements StoreConnection {
 
     /**
      * Keeps the map a node gave, and closes the connections to nodes that no longer master a slot. A slot the node
-     * names no master of (a cluster still forming, a node that has not joined it) keeps the one known before; a node
-     * that names none at all is not asked.
+     * names no master of (a node that has not joined the cluster yet) keeps the one known before if the node names that
+     * master for other slots; a node that names no slot at all is not taken.
      */
     private String[] install(String askedEndpoint, Response reply) {
         if (reply == null || reply.size() == 0) {
             throw new IllegalStateException("The node " + askedEndpoint + " knows no slot of the cluster");
         }
-        String[] before = owners;
-        String[] map = before == null ? new String[SLOTS] : before.clone();
+        String[] map = new String[SLOTS];
+        Set<String> named = new HashSet<>();
         for (Response range : reply) {
             Response master = range.get(2);
             String host = master.get(0) == null ? null : master.get(0).toString();
             String endpoint = endpoint(askedEndpoint, host, master.get(1).toInteger());
+            named.add(endpoint);
             for (int slot = range.get(0).toInteger(); slot <= range.get(1).toInteger(); slot++) {
                 map[slot] = endpoint;
             }
         }
+        String[] before = owners;
+        if (before != null) {
+            for (int slot = 0; slot < SLOTS; slot++) {
+                // A master the reply still names, for slots it names no master of: the node's view is partial.
+                if (map[slot] == null && before[slot] != null && named.contains(before[slot])) {
+                    map[slot] = before[slot];
+                }
+            }
+        }
         synchronized (this) {
             owners = map;
+            installs++;
         }
         retireOthers();
         // A call that read the map before may have opened a connection to a node gone from it since.

@@ -44,7 +44,7 @@ public class JobStore implements AutoCloseable {
      * {@code common.lua}, which refuses more before it writes anything).
      */
     public static final int MOST_PER_SHARD = 1000;
-    /** How long after a recording of a shard count that failed the next one may start. */
+    /** On a cluster, how long after a recording of a shard count that failed the next one may start. */
     private static final long RECORD_AGAIN_PACE_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** In {@code recordAgain}: a recording is under way. */
     private static final Long RECORDING = Long.MAX_VALUE;
@@ -173,8 +173,15 @@ public class JobStore implements AutoCloseable {
      */
     public Future<QueueKeys> queue(String queue) {
         Long from = recordAgain.isEmpty() ? null : recordAgain.get(queue);
-        if (from != null && System.nanoTime() - from >= 0 && recordAgain.replace(queue, from, RECORDING)) {
-            recordAgain(queue);
+        if (from != null && !from.equals(RECORDING) && System.nanoTime() - from >= 0
+                && recordAgain.replace(queue, from, RECORDING)) {
+            Future<Void> recording = recordAgain(queue);
+            if (!cluster) {
+                // With one server the call waits for the recording, as a queue's first use does: it costs no more,
+                // Redis being up or down for both, and a call that went out on a new connection while the recording
+                // failed on the old one would write to a queue without a count.
+                return recording.compose(v -> queue(queue));
+            }
         }
         Future<QueueKeys> keys = queues.computeIfAbsent(queue, this::checkShardCount);
         // A failed check (Redis down, say) is tried again on next use; a mismatch fails again on its own.
@@ -197,17 +204,24 @@ public class JobStore implements AutoCloseable {
     }
 
     /**
-     * Records the shard count of a queue whose count agreed before, without holding up its calls: on a cluster the
-     * count's master may be the one that cannot be reached, and the queue's other shards go on. A count found to
+     * Records the shard count of a queue whose count agreed before; on a cluster without holding up its calls, since
+     * the count's master may be the one that cannot be reached while the queue's other shards go on. A count found to
      * disagree fails the queue's calls from then on; without an answer, the next use of the queue tries again.
      */
-    private void recordAgain(String queue) {
+    private Future<Void> recordAgain(String queue) {
         QueueKeys keys = keysOf(queue);
         Request set = Request.cmd(Command.SET).arg(keys.shardCountKey()).arg(keys.shards()).arg("NX").arg("GET");
-        connection.send(keys.shardCountKey(), set).onComplete(ar -> {
+        Future<Response> recorded;
+        try {
+            recorded = connection.send(keys.shardCountKey(), set);
+        } catch (RuntimeException e) {
+            recorded = Future.failedFuture(e);
+        }
+        return recorded.recover(e -> fail("record the shard count of queue '" + queue + "'", e)).andThen(ar -> {
             if (ar.failed()) {
-                // Tried again a second later: a master that refuses connections would fail it at once, for every call.
-                recordAgain.put(queue, System.nanoTime() + RECORD_AGAIN_PACE_NANOS);
+                // On a cluster, tried again a second later: a master that refuses connections would fail it at once,
+                // for every call to the others. With one server, at the next use, which waits for it.
+                recordAgain.put(queue, System.nanoTime() + (cluster ? RECORD_AGAIN_PACE_NANOS : 0));
                 return;
             }
             recordAgain.remove(queue, RECORDING);
@@ -216,7 +230,7 @@ public class JobStore implements AutoCloseable {
             } catch (DelayedJobsException mismatch) {
                 queues.put(queue, Future.failedFuture(mismatch));
             }
-        });
+        }).mapEmpty();
     }
 
     /**
