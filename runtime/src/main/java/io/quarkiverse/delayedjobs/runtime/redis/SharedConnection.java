@@ -154,7 +154,7 @@ final class SharedConnection implements StoreConnection {
             // A batch that failed names the failing request: "ERR [1] NOSCRIPT ...". The caller reads the error itself.
             String message = e.getMessage();
             int end = message == null ? -1 : message.indexOf("] ");
-            return Future.failedFuture(e instanceof Response && message.startsWith("ERR [") && end > 0
+            return Future.failedFuture(e instanceof Response && end > 0 && message.startsWith("ERR [")
                     ? ErrorType.create(message.substring(end + 2))
                     : e);
         });
