@@ -101,8 +101,13 @@ public final class ClusterConnections implements StoreConnection {
     @Override
     public Future<Response> send(String key, Request request) {
         inFlight.started();
-        Future<Response> answer = send(key == null ? -1 : slotOf(key), request, 0,
-                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+        Future<Response> answer;
+        try {
+            answer = send(key == null ? -1 : slotOf(key), request, 0,
+                    System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+        } catch (RuntimeException e) {
+            answer = Future.failedFuture(e); // no client to make for the first map (an inactive Quarkus client)
+        }
         // Counted down after the caller's own handlers of the answer ran: a call they send next, on any node, is
         // counted before this one ends (see close()).
         answer.onComplete(ar -> vertx.runOnContext(v -> inFlight.ended()));

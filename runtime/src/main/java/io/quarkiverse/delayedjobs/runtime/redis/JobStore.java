@@ -210,14 +210,7 @@ public class JobStore implements AutoCloseable {
      */
     private Future<Void> recordAgain(String queue) {
         QueueKeys keys = keysOf(queue);
-        Request set = Request.cmd(Command.SET).arg(keys.shardCountKey()).arg(keys.shards()).arg("NX").arg("GET");
-        Future<Response> recorded;
-        try {
-            recorded = connection.send(keys.shardCountKey(), set);
-        } catch (RuntimeException e) {
-            recorded = Future.failedFuture(e);
-        }
-        return recorded.recover(e -> fail("record the shard count of queue '" + queue + "'", e)).andThen(ar -> {
+        return recordShardCount(keys).andThen(ar -> {
             if (ar.failed()) {
                 // On a cluster, tried again a second later: a master that refuses connections would fail it at once,
                 // for every call to the others. With one server, at the next use, which waits for it.
@@ -261,10 +254,14 @@ public class JobStore implements AutoCloseable {
 
     private Future<QueueKeys> checkShardCount(String queue) {
         QueueKeys keys = keysOf(queue);
+        return recordShardCount(keys).map(recorded -> agreeing(queue, keys, recorded));
+    }
+
+    /** Records the queue's shard count unless one is recorded already; answers the one recorded before, or null. */
+    private Future<Response> recordShardCount(QueueKeys keys) {
         Request set = Request.cmd(Command.SET).arg(keys.shardCountKey()).arg(keys.shards()).arg("NX").arg("GET");
         return connection.send(keys.shardCountKey(), set)
-                .recover(e -> fail("record the shard count of queue '" + queue + "'", e))
-                .map(recorded -> agreeing(queue, keys, recorded));
+                .recover(e -> fail("record the shard count of queue '" + keys.queue() + "'", e));
     }
 
     /**

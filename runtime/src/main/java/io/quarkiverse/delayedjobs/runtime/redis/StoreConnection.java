@@ -12,7 +12,8 @@ import io.vertx.redis.client.Response;
 interface StoreConnection {
 
     /**
-     * Sends a request; it fails after {@code redis-timeout} without an answer. {@code key}: a key the request touches,
+     * Sends a request; it fails after {@code redis-timeout} without an answer, and fails rather than throws. {@code key}: a key
+     * the request touches,
      * whose cluster slot says which node takes it; null for a request that any node takes ({@code TIME},
      * {@code PUBLISH}).
      */
