@@ -150,6 +150,14 @@ public final class RedisTestServer {
         return urls;
     }
 
+    /** Waits until the server at {@code url} is a replica whose link to its master is up (it has synchronised). */
+    public static void awaitReplicating(String url, Duration atMost) {
+        Awaitility.await().atMost(atMost).until(() -> {
+            String replication = command(url, "INFO", "replication");
+            return replication.contains("role:slave") && replication.contains("master_link_status:up");
+        });
+    }
+
     /** Stops the process of the server at {@code url} (SIGSTOP): it still accepts connections, and answers nothing. */
     public static void freeze(String url) {
         signal(url, "-STOP");
@@ -199,8 +207,7 @@ public final class RedisTestServer {
     private static SentinelSetup startSentinel() {
         RedisTestServer master = new RedisTestServer();
         RedisTestServer replica = new RedisTestServer("--replicaof", "127.0.0.1", String.valueOf(master.port));
-        Awaitility.await().atMost(Duration.ofSeconds(30))
-                .until(() -> command(replica.url(), "INFO", "replication").contains("master_link_status:up"));
+        awaitReplicating(replica.url(), Duration.ofSeconds(30));
         int port = freePort();
         Path dir = temporaryDirectory("redis-sentinel");
         Path conf = dir.resolve("sentinel.conf");

@@ -88,10 +88,7 @@ public class SentinelSwitchoverTest {
                     () -> RedisTestServer.command(REDIS.replicaUrl(), "CLIENT", "LIST").contains("cmd=evalsha"));
             moved = System.nanoTime();
             // The old master is demoted and resynchronised from the new one: what it took after the switch is gone.
-            await().atMost(Duration.ofSeconds(60)).until(() -> {
-                String replication = RedisTestServer.command(REDIS.masterUrl(), "INFO", "replication");
-                return replication.contains("role:slave") && replication.contains("master_link_status:up");
-            });
+            RedisTestServer.awaitReplicating(REDIS.masterUrl(), Duration.ofSeconds(60));
             int atDemotion = scheduled.size();
             await().atMost(Duration.ofSeconds(10)).until(() -> scheduled.size() >= atDemotion + 20);
         } finally {
