@@ -37,10 +37,24 @@ import io.quarkiverse.delayedjobs.MisfirePolicy;
 public final class CronSchedule {
 
     private static final CronParser UNIX = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.UNIX));
+    /**
+     * Unix cron as cron reads it when the day-of-month or the day-of-week field starts with {@code *} ({@code *}/10):
+     * that field is not a restriction, so a day must match both fields rather than either.
+     */
+    private static final CronParser UNIX_BOTH_DAYS = new CronParser(CronDefinitionBuilder.defineCron()
+            .withMinutes().withValidRange(0, 59).withStrictRange().and()
+            .withHours().withValidRange(0, 23).withStrictRange().and()
+            .withDayOfMonth().withValidRange(1, 31).withStrictRange().and()
+            .withMonth().withValidRange(1, 12).withStrictRange().and()
+            .withDayOfWeek().withValidRange(0, 7).withMondayDoWValue(1).withIntMapping(7, 0).withStrictRange().and()
+            .matchDayOfWeekAndDayOfMonth()
+            .instance());
     private static final CronParser QUARTZ = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.QUARTZ));
     private static final CronParser SPRING = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.SPRING53));
     /** {@code SUN} as the first day of a day-of-week range, at the start of the field or after a comma. */
     private static final Pattern SUNDAY_FIRST = Pattern.compile("(?i)(^|,)SUN-");
+    /** {@code SUN-SUN}, with or without a step: Sunday alone, which {@code 0-SUN} would read as the whole week. */
+    private static final Pattern SUNDAY_ALONE = Pattern.compile("(?i)(^|,)SUN-SUN(/[0-9]+)?(?=,|$)");
     /** Bounds the search for the next instant; a schedule matching no time for this many candidates has none. */
     private static final int MAX_CANDIDATES = 100_000;
     /** A range in one item of a field, {@code 22-2} or {@code NOV-FEB/2}. */
@@ -55,6 +69,8 @@ public final class CronSchedule {
     private static final Pattern NEAREST_WEEKDAY = Pattern.compile("(?i)(\\d{1,2})W");
     /** The calendar repeats after 400 years. */
     private static final int MONTHS_IN_CYCLE = 400 * 12;
+    /** Quartz's earliest year: no occurrence is looked for before it. */
+    private static final int EARLIEST_YEAR = 1970;
 
     private final String expression;
     private final ZoneId zone;
@@ -101,12 +117,18 @@ public final class CronSchedule {
         if (expression == null || expression.isBlank()) {
             throw new IllegalArgumentException("cron must not be blank");
         }
-        int fields = expression.trim().split("\\s+").length;
+        String[] field = expression.trim().split("\\s+");
+        int fields = field.length;
         try {
             if (fields == 5) {
-                return UNIX.parse(sundayFirst(expression)).validate();
+                boolean eitherDayUnrestricted = field[2].startsWith("*") || field[4].startsWith("*");
+                return (eitherDayUnrestricted ? UNIX_BOTH_DAYS : UNIX).parse(sundayFirst(expression)).validate();
             }
             if (fields == 6 || fields == 7) {
+                if (field[3].contains(",") && field[3].toUpperCase(Locale.ROOT).matches(".*[LW].*")) {
+                    // The cron library would keep the plain days of the list and drop the others, as Quartz refuses it.
+                    throw new IllegalArgumentException("L and W in the day of month cannot be in a list with other days");
+                }
                 try {
                     return QUARTZ.parse(wrapRanges(expression)).validate();
                 } catch (IllegalArgumentException quartz) {
@@ -170,6 +192,7 @@ public final class CronSchedule {
      */
     private static String sundayFirst(String expression) {
         String[] fields = expression.trim().split("\\s+");
+        fields[4] = SUNDAY_ALONE.matcher(fields[4]).replaceAll("$10");
         fields[4] = SUNDAY_FIRST.matcher(fields[4]).replaceAll("$10-");
         return String.join(" ", fields);
     }
@@ -345,8 +368,32 @@ public final class CronSchedule {
         return Optional.empty(); // no month in a 400-year cycle of the calendar has the day
     }
 
-    /** The last matching wall-clock time before {@code local}, past the months {@link #nextMatch} skips. */
+    /**
+     * The last matching wall-clock time before {@code local}. The cron library steps back into an earlier year wrongly
+     * (it misses the last days of that year, {@code 2030-12-30} of Mondays up to 2030 looked for from 2031): an earlier
+     * year is searched from its own last second, which the library reads right, each year down to the one it found.
+     */
     private Optional<LocalDateTime> previousMatch(LocalDateTime local) {
+        Optional<LocalDateTime> found = previousInMonths(local);
+        if (found.isPresent() && found.get().getYear() == local.getYear()) {
+            return found;
+        }
+        int lowest = found.map(LocalDateTime::getYear).orElse(EARLIEST_YEAR);
+        for (int year = local.getYear() - 1; year >= lowest; year--) {
+            LocalDateTime end = LocalDate.of(year, 12, 31).atTime(23, 59, 59);
+            if (end.equals(matchFrom(() -> executionTime.nextExecution(utc(end.minusSeconds(1)))))) {
+                return Optional.of(end);
+            }
+            Optional<LocalDateTime> last = previousInMonths(end);
+            if (last.isPresent() && last.get().getYear() == year) {
+                return last;
+            }
+        }
+        return found;
+    }
+
+    /** The last matching wall-clock time before {@code local} as the library finds it, past the months it skips. */
+    private Optional<LocalDateTime> previousInMonths(LocalDateTime local) {
         for (int month = 0; month < MONTHS_IN_CYCLE; month++) {
             try {
                 return executionTime.lastExecution(utc(local)).map(ZonedDateTime::toLocalDateTime);

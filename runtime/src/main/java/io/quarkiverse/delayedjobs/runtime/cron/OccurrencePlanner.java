@@ -64,10 +64,11 @@ public final class OccurrencePlanner {
         if (following.isEmpty() || following.get().isAfter(now)) {
             return new Plan(true, millis(following), null);
         }
-        // Missed: the following occurrence has passed too.
+        // Missed: the following occurrence has come too. One due at this very millisecond has not passed: it is armed.
+        Optional<Instant> notPassed = schedule.next(now.minusMillis(1));
         return switch (schedule.misfire()) {
-            case FIRE_ONCE -> new Plan(true, millis(schedule.next(now)), null);
-            case SKIP -> new Plan(false, millis(schedule.next(now)), null);
+            case FIRE_ONCE -> new Plan(true, millis(notPassed), null);
+            case SKIP -> new Plan(false, millis(notPassed), null);
             case CATCH_UP -> {
                 Instant oldestKept = oldestOfRecent(schedule, now);
                 yield due.isBefore(oldestKept) ? new Plan(false, oldestKept.toEpochMilli(), null)

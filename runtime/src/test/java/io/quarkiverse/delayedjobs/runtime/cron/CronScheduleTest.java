@@ -244,4 +244,54 @@ class CronScheduleTest {
         assertEquals(instants("2026-11-21T09:00Z", "2026-11-22T09:00Z", "2026-11-23T09:00Z"),
                 occurrences(weekend, "2026-11-21T00:00Z", "2026-11-23T12:00Z"));
     }
+
+    @Test
+    void unixSundayAloneIsSundayOnly() {
+        // 2026-11-22 is a Sunday.
+        assertEquals(instants("2026-11-22T09:00Z", "2026-11-29T09:00Z"), occurrences(
+                CronSchedule.of("0 9 * * SUN-SUN", "UTC", MisfirePolicy.FIRE_ONCE), "2026-11-21T00:00Z",
+                "2026-11-29T12:00Z"));
+        assertEquals(instants("2026-11-22T09:00Z", "2026-11-29T09:00Z"), occurrences(
+                CronSchedule.of("0 9 * * SUN-SUN/2", "UTC", MisfirePolicy.FIRE_ONCE), "2026-11-21T00:00Z",
+                "2026-11-29T12:00Z"));
+    }
+
+    @Test
+    void unixDaysOfMonthAndWeekMustBothMatchWhenEitherStartsWithAStar() {
+        // As cron reads it: a field starting with '*' is no restriction, so the days match both fields, not either.
+        assertEquals(instants("2026-01-31T00:00Z", "2026-02-21T00:00Z", "2026-03-21T00:00Z", "2026-04-11T00:00Z"),
+                occurrences(CronSchedule.of("0 0 */10 * SAT", "UTC", MisfirePolicy.FIRE_ONCE), "2026-01-01T00:00Z",
+                        "2026-04-30T00:00Z"));
+        // Both restricted: either matches (the 1st, or a Monday).
+        assertEquals(instants("2026-02-01T12:00Z", "2026-02-02T12:00Z", "2026-02-09T12:00Z"),
+                occurrences(CronSchedule.of("0 12 1 * MON", "UTC", MisfirePolicy.FIRE_ONCE), "2026-01-31T00:00Z",
+                        "2026-02-09T13:00Z"));
+    }
+
+    @Test
+    void lastAndNearestWeekdayDaysOfMonthInAListAreRefused() {
+        for (String cron : new String[] { "0 0 12 15,L * ?", "0 0 12 L,15 * ?", "0 0 12 LW,15 * ?",
+                "0 0 12 L-3,10 * ?", "0 0 12 15W,20 * ?" }) {
+            IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                    () -> CronSchedule.of(cron, "UTC", MisfirePolicy.SKIP), cron);
+            assertEquals("cron must be a valid Unix 5-field or Quartz 6/7-field expression, '" + cron + "' is not: L"
+                    + " and W in the day of month cannot be in a list with other days", bad.getMessage());
+        }
+    }
+
+    @Test
+    void previousFindsTheEndOfAnEarlierYearFromAYearTheScheduleExcludes() {
+        assertEquals(Optional.of(at("2030-12-30T12:00Z")), CronSchedule
+                .of("0 0 12 ? * MON 2026-2030", "UTC", MisfirePolicy.CATCH_UP).previous(at("2031-01-09T00:00Z")));
+        assertEquals(Optional.of(at("2026-12-31T12:00Z")), CronSchedule
+                .ofAnyTime("0 0 12 * * ? 2026", "UTC", MisfirePolicy.CATCH_UP).previous(at("2027-06-15T00:00Z")));
+        assertEquals(Optional.of(at("2026-12-31T12:00Z")), CronSchedule
+                .ofAnyTime("0 0 12 31 12 ? 2026", "UTC", MisfirePolicy.CATCH_UP).previous(at("2027-06-15T00:00Z")));
+        assertEquals(Optional.of(at("2028-12-29T12:00Z")), CronSchedule
+                .ofAnyTime("0 0 12 LW * ? 2026,2028", "UTC", MisfirePolicy.CATCH_UP).previous(at("2029-03-01T00:00Z")));
+        assertEquals(Optional.of(at("2026-12-31T12:00Z")), CronSchedule
+                .of("0 12 31 12 *", "UTC", MisfirePolicy.CATCH_UP).previous(at("2027-06-15T00:00Z")));
+        assertEquals(Optional.empty(), CronSchedule
+                .ofAnyTime("0 0 12 * * ? 2030", "UTC", MisfirePolicy.CATCH_UP).previous(at("2027-06-15T00:00Z")));
+    }
 }

@@ -51,6 +51,26 @@ class OccurrencePlannerTest {
     }
 
     @Test
+    void anOccurrenceDueAtTheClaimsVeryMillisecondIsArmedNotSkipped() {
+        // H - 1h claimed at exactly H: H is due now, not passed.
+        assertEquals(new Plan(false, H, null), plan("SKIP", H - HOUR, 1, H));
+        assertEquals(new Plan(true, H, null), plan("FIRE_ONCE", H - HOUR, 1, H));
+        assertEquals(new Plan(false, H, null), plan("SKIP", H - 3 * HOUR, 1, H));
+    }
+
+    @Test
+    void catchUpKeepsTheLimitAcrossAYearTheScheduleExcludes() {
+        // Mondays at noon up to 2030, claimed in 2031: the limit of one keeps 2030-12-30 alone.
+        OccurrencePlanner one = new OccurrencePlanner(1);
+        String encoded = "CATCH_UP|Z|0 0 12 ? * MON 2026-2030";
+        long now = Instant.parse("2031-01-09T00:00:00Z").toEpochMilli();
+        long lastMonday = Instant.parse("2030-12-30T12:00:00Z").toEpochMilli();
+        assertEquals(new Plan(false, lastMonday, null),
+                one.plan(encoded, Instant.parse("2030-12-23T12:00:00Z").toEpochMilli(), 1, 3, now));
+        assertEquals(new Plan(true, null, null), one.plan(encoded, lastMonday, 1, 3, now));
+    }
+
+    @Test
     void anOccurrenceWhoseLeasesKeptRunningOutIsGivenUpNotTheSchedule() {
         assertEquals(new Plan(false, H + HOUR, "lease expired on attempt 3 of 3; occurrence given up"),
                 plan("FIRE_ONCE", H, 4, H + 5 * 60_000));
