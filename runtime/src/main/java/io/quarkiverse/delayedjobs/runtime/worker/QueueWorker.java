@@ -610,6 +610,11 @@ final class QueueWorker {
     private void startWaiting() {
         while (active() < settings.concurrency() && !waiting.isEmpty()) {
             Delivery delivery = waiting.poll();
+            if (droppedForEndedLease(delivery, System.nanoTime())) {
+                // This process was paused past the lease (a long GC, a frozen VM): another worker may run the job.
+                release(delivery.shard(), List.<String[]> of(new String[] { delivery.job().id(), delivery.token() }));
+                continue;
+            }
             dispatcher.dispatch(delivery, context, runners, runnersWanted()).onComplete(ar -> {
                 finishedQueue.add(new Finished(delivery, ar.cause(), delivery.runningMs()));
                 if (finishedTaskPending.compareAndSet(false, true)) {
@@ -826,12 +831,8 @@ final class QueueWorker {
         long now = System.nanoTime();
         Map<Integer, List<String[]>> handBack = new LinkedHashMap<>();
         for (Delivery d : List.copyOf(running.values())) {
-            if (!d.leaseLost() && d.leaseEndedBy(now)) {
-                d.loseLease();
-                if (dropUnstarted(d, "could not renew its lease in time")) {
-                    handBack.computeIfAbsent(d.shard(), s -> new ArrayList<>())
-                            .add(new String[] { d.job().id(), d.token() });
-                }
+            if (droppedForEndedLease(d, now)) {
+                handBack.computeIfAbsent(d.shard(), s -> new ArrayList<>()).add(new String[] { d.job().id(), d.token() });
             }
         }
         handBack.forEach(this::release);
@@ -848,6 +849,18 @@ final class QueueWorker {
                 renew(shard, all.subList(from, Math.min(all.size(), from + JobStore.MOST_PER_SHARD)));
             }
         });
+    }
+
+    /**
+     * Whether the delivery's lease ran out with no renewal answered and it had not started: it is dropped, to be
+     * handed back by the caller. One that started only learns that its lease is lost.
+     */
+    private boolean droppedForEndedLease(Delivery d, long nowNanos) {
+        if (d.leaseLost() || !d.leaseEndedBy(nowNanos)) {
+            return false;
+        }
+        d.loseLease();
+        return dropUnstarted(d, "could not renew its lease in time");
     }
 
     /**

@@ -77,11 +77,12 @@ local function claim(ids, dues, attempts, payloads, expired)
       -- Numbers become text through decimal(): Lua's own number-to-text conversion is a costly floating-point print.
       if not batch then
         local number = redis.call('INCR', shardKeys[6])
-        -- A counter just made: the shard's first claim, or Redis lost its data. It starts at 100 times the clock in
-        -- ms, past any number a lost one reached (a shard makes fewer than 100 claims a ms), so that no token of a
-        -- delivery still running somewhere is given again.
-        if number == 1 then
-          number = redis.call('INCRBY', shardKeys[6], decimal(now * 100))
+        -- Never below 100 times the clock in ms, which passes any number given before (a shard makes fewer than 100
+        -- claims a ms): a counter Redis lost, or rolled back (a restart from an older snapshot, a failover to a replica
+        -- that lagged), gives no token of a delivery still running somewhere again.
+        local floor = now * 100
+        if number < floor then
+          number = redis.call('INCRBY', shardKeys[6], decimal(floor - number))
         end
         batch = decimal(number)
       end
