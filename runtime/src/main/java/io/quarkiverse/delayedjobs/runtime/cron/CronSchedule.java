@@ -126,7 +126,8 @@ public final class CronSchedule {
             }
             if (fields == 6 || fields == 7) {
                 if (field[3].contains(",") && field[3].toUpperCase(Locale.ROOT).matches(".*[LW].*")) {
-                    // The cron library would keep the plain days of the list and drop the others, as Quartz refuses it.
+                    // The cron library would keep the plain days of the list and drop the others; Quartz refuses L in a list,
+                    // and drops the other days of a W list.
                     throw new IllegalArgumentException("L and W in the day of month cannot be in a list with other days");
                 }
                 try {
@@ -378,7 +379,17 @@ public final class CronSchedule {
         if (found.isPresent() && found.get().getYear() == local.getYear()) {
             return found;
         }
-        int lowest = found.map(LocalDateTime::getYear).orElse(EARLIEST_YEAR);
+        int lowest;
+        if (found.isPresent()) {
+            lowest = found.get().getYear();
+        } else {
+            // None before, as the library sees it: so unless the first occurrence of all comes before 'local'.
+            Optional<LocalDateTime> first = nextMatch(LocalDate.of(EARLIEST_YEAR, 1, 1).atStartOfDay().minusSeconds(1));
+            if (first.isEmpty() || !first.get().isBefore(local)) {
+                return Optional.empty();
+            }
+            lowest = first.get().getYear();
+        }
         for (int year = local.getYear() - 1; year >= lowest; year--) {
             LocalDateTime end = LocalDate.of(year, 12, 31).atTime(23, 59, 59);
             if (end.equals(matchFrom(() -> executionTime.nextExecution(utc(end.minusSeconds(1)))))) {

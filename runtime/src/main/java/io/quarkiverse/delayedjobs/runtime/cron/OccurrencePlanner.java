@@ -57,7 +57,8 @@ public final class OccurrencePlanner {
         Instant now = Instant.ofEpochMilli(nowMs);
         if (attempt > maxAttempts) {
             // Its workers kept dying: give this occurrence up rather than the schedule.
-            return new Plan(false, millis(schedule.next(now.isAfter(due) ? now : due)),
+            // The first occurrence after the one given up that has not passed: one due at this very millisecond has not.
+            return new Plan(false, millis(schedule.next(now.isAfter(due) ? now.minusMillis(1) : due)),
                     "lease expired on attempt " + maxAttempts + " of " + maxAttempts + "; occurrence given up");
         }
         Optional<Instant> following = schedule.next(due);
@@ -92,7 +93,9 @@ public final class OccurrencePlanner {
         Optional<Instant> previous = schedule.previous(now);
         for (int i = 0; i < catchUpLimit && previous.isPresent(); i++) {
             oldest = previous.get();
-            previous = schedule.previous(oldest.minusNanos(1));
+            if (i + 1 < catchUpLimit) {
+                previous = schedule.previous(oldest.minusNanos(1));
+            }
         }
         return oldest;
     }

@@ -293,5 +293,10 @@ class CronScheduleTest {
                 .of("0 12 31 12 *", "UTC", MisfirePolicy.CATCH_UP).previous(at("2027-06-15T00:00Z")));
         assertEquals(Optional.empty(), CronSchedule
                 .ofAnyTime("0 0 12 * * ? 2030", "UTC", MisfirePolicy.CATCH_UP).previous(at("2027-06-15T00:00Z")));
+        // The fifth Sunday of February: 2032 first, then 2060.
+        assertEquals(Optional.of(at("2032-02-29T12:00Z")), CronSchedule
+                .ofAnyTime("0 0 12 ? 2 1#5", "UTC", MisfirePolicy.CATCH_UP).previous(at("2059-06-01T00:00Z")));
+        assertEquals(Optional.empty(), CronSchedule
+                .ofAnyTime("0 0 12 ? 2 1#5 2030-2040", "UTC", MisfirePolicy.CATCH_UP).previous(at("2031-06-01T00:00Z")));
     }
 }

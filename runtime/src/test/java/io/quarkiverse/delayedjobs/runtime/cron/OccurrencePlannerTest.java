@@ -56,6 +56,8 @@ class OccurrencePlannerTest {
         assertEquals(new Plan(false, H, null), plan("SKIP", H - HOUR, 1, H));
         assertEquals(new Plan(true, H, null), plan("FIRE_ONCE", H - HOUR, 1, H));
         assertEquals(new Plan(false, H, null), plan("SKIP", H - 3 * HOUR, 1, H));
+        assertEquals(new Plan(false, H, "lease expired on attempt 3 of 3; occurrence given up"),
+                plan("FIRE_ONCE", H - HOUR, 4, H));
     }
 
     @Test
