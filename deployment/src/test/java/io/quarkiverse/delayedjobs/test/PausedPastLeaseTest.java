@@ -40,7 +40,7 @@ public class PausedPastLeaseTest {
             .overrideConfigKey("quarkus.redis.hosts", URL)
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "paused")
             .overrideConfigKey("quarkus.delayed-jobs.queues.stalled.shards", "1")
-            .overrideConfigKey("quarkus.delayed-jobs.queues.stalled.lease", "1s")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.stalled.lease", "3s")
             .overrideConfigKey("quarkus.delayed-jobs.queues.stalled.claim-ahead", "1s");
 
     static class Stall {
@@ -55,7 +55,7 @@ public class PausedPastLeaseTest {
             deliveries.add(job.id() + " " + job.deliveryId());
             if (job.id().equals("stall") && job.attempt() == 1) {
                 stalling.countDown();
-                long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2500); // a pause, not a wait for anything
+                long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(5000); // a pause, not a wait for anything
                 while (System.nanoTime() - end < 0) {
                     LockSupport.parkNanos(end - System.nanoTime());
                 }
@@ -68,16 +68,17 @@ public class PausedPastLeaseTest {
 
     @Test
     void aHeldJobWhoseLeaseEndedDuringAStallStartsOnANewClaim() throws Exception {
-        // Both claimed ahead; the held job falls due 5 ms into the stall, before the worker's next renewal is due.
+        // Both claimed ahead. The held job falls due 50 ms into the stall (its handler is on the stalled loop by then),
+        // most likely before the worker's next renewal (one a second), which would drop it for the same reason.
         Instant stallDue = Instant.now().plusMillis(500);
         scheduler.schedule("stalled", "stall", null, stallDue);
-        scheduler.schedule("stalled", "held", null, stallDue.plusMillis(5));
+        scheduler.schedule("stalled", "held", null, stallDue.plusMillis(50));
         assertTrue(Stall.stalling.await(10, TimeUnit.SECONDS));
         String jobs = new QueueKeys("paused", "stalled", 1).shard(0).get(2);
         // The held job's envelope, due|attempts|token|payload: the token of the claim whose lease ends in the stall.
         String envelope = RedisTestServer.command(URL, "HGET", jobs, "held");
         String stalledToken = envelope.split("\\|", 4)[2];
-        await().atMost(Duration.ofSeconds(15)).until(() -> scheduler.find("stalled", "held").isEmpty());
+        await().atMost(Duration.ofSeconds(30)).until(() -> scheduler.find("stalled", "held").isEmpty());
         List<String> held = Stall.deliveries.stream().filter(d -> d.startsWith("held ")).toList();
         assertEquals(1, held.size(), Stall.deliveries::toString);
         assertNotEquals("held stalled/0/" + stalledToken, held.get(0), "started on the claim whose lease ended");
