@@ -9,9 +9,12 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
 import java.util.function.LongConsumer;
@@ -131,12 +134,16 @@ public final class SilentProxy {
 
     /**
      * Copies one direction of a link. A command with SUBSCRIBE marks the link as pub/sub (a client sends it whole, in
-     * one write); what Redis sends on a silenced link is dropped.
+     * one write); what Redis sends on a silenced link is dropped. A delay holds each piece back by that much from the
+     * moment it was read, as a network's latency does: pieces read meanwhile are not held back behind it any longer
+     * (one thread reads, another writes each piece once its time has come, in order).
      */
     private void pump(Link link, Socket from, Socket to, boolean fromClient) {
-        Thread thread = new Thread(() -> {
+        BlockingQueue<Piece> pieces = new LinkedBlockingQueue<>();
+        Thread reader = new Thread(() -> {
             byte[] buffer = new byte[16384];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+            try {
+                InputStream in = from.getInputStream();
                 for (int n; (n = in.read(buffer)) >= 0;) {
                     boolean subscribe = false;
                     if (fromClient && !link.subscriber
@@ -148,24 +155,44 @@ public final class SilentProxy {
                     }
                     long delayMs = fromClient ? (subscribe ? subscribeDelayMs : 0)
                             : link.subscriber ? replyDelayMs : replyDelayMs + commandReplyDelayMs;
-                    if (delayMs > 0) {
-                        Thread.sleep(delayMs); // the latency of a slow network, not a wait for anything
-                    }
-                    if (fromClient || !link.silent) {
-                        out.write(buffer, 0, n);
-                    }
+                    pieces.add(new Piece(Arrays.copyOf(buffer, n), System.nanoTime() + delayMs * 1_000_000));
                 }
             } catch (IOException e) {
                 // the other direction, or either end, closed the link
+            } finally {
+                pieces.add(Piece.END);
+            }
+        }, "silent-proxy-read");
+        Thread writer = new Thread(() -> {
+            try {
+                OutputStream out = to.getOutputStream();
+                for (Piece piece; (piece = pieces.take()) != Piece.END;) {
+                    long waitNanos = piece.dueNanos() - System.nanoTime();
+                    if (waitNanos > 0) {
+                        Thread.sleep(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000)); // the network's latency
+                    }
+                    if (fromClient || !link.silent) {
+                        out.write(piece.bytes());
+                    }
+                }
+            } catch (IOException e) {
+                // the other end closed
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } finally {
                 link.close();
                 links.remove(link);
             }
-        }, "silent-proxy-pump");
-        thread.setDaemon(true);
-        thread.start();
+        }, "silent-proxy-write");
+        for (Thread thread : List.of(reader, writer)) {
+            thread.setDaemon(true);
+            thread.start();
+        }
+    }
+
+    /** Bytes read from one end, to be written to the other at {@code dueNanos} ({@link System#nanoTime()}). */
+    private record Piece(byte[] bytes, long dueNanos) {
+        static final Piece END = new Piece(new byte[0], 0);
     }
 
     private static final class Link {

@@ -3,9 +3,12 @@ package io.quarkiverse.delayedjobs.test;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import jakarta.inject.Inject;
 
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -31,6 +34,8 @@ public class SlowConnectTest {
     @Inject
     DelayedScheduler scheduler;
 
+    private final List<String> failures = new ArrayList<>();
+
     @Test
     void callsWorkOnceTheConnectionIsOpenThoughOpeningItTookLongerThanTheTimeout() {
         // 150 ms per round trip: opening takes 300 ms, a call 150 ms.
@@ -38,15 +43,19 @@ public class SlowConnectTest {
         try {
             await().atMost(Duration.ofSeconds(5)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
                     .until(this::scheduled);
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("No call worked; the calls failed with: " + failures, e);
         } finally {
             SilentProxy.delayReplies(0);
         }
     }
 
     private boolean scheduled() {
+        long start = System.nanoTime();
         try {
             return scheduler.schedule("slow", "job", "x", Duration.ofHours(1)) != null;
         } catch (DelayedJobsException e) {
+            failures.add((System.nanoTime() - start) / 1_000_000 + " ms: " + e.getMessage());
             return false; // timed out while the connection opened
         }
     }
