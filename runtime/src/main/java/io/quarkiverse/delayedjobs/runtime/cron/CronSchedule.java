@@ -67,6 +67,8 @@ public final class CronSchedule {
     private static final int[][] BOUNDS = { { 0, 59 }, { 0, 59 }, { 0, 23 }, { 1, 31 }, { 1, 12 }, { 1, 7 } };
     /** A nearest-weekday day of month, {@code 15W}. */
     private static final Pattern NEAREST_WEEKDAY = Pattern.compile("(?i)(\\d{1,2})W");
+    /** The n of a Quartz n-th day of the week in the month, 3 in {@code 6#3}. */
+    private static final Pattern NTH_DAY_OF_WEEK = Pattern.compile("#(\\d+)");
     /** The calendar repeats after 400 years. */
     private static final int MONTHS_IN_CYCLE = 400 * 12;
     /** Quartz's earliest year: no occurrence is looked for before it. */
@@ -125,6 +127,14 @@ public final class CronSchedule {
                 return (eitherDayUnrestricted ? UNIX_BOTH_DAYS : UNIX).parse(sundayFirst(expression)).validate();
             }
             if (fields == 6 || fields == 7) {
+                Matcher nth = NTH_DAY_OF_WEEK.matcher(field[5]);
+                while (nth.find()) {
+                    int n = Integer.parseInt(nth.group(1));
+                    if (n < 1 || n > 5) {
+                        // The cron library takes it and never fires it; Quartz refuses it.
+                        throw new IllegalArgumentException("the n of a day of week D#n must be 1 to 5, was " + n);
+                    }
+                }
                 if (field[3].contains(",") && field[3].toUpperCase(Locale.ROOT).matches(".*[LW].*")) {
                     // The cron library would keep the plain days of the list and drop the others; Quartz refuses L in a list,
                     // and drops the other days of a W list.
@@ -133,19 +143,24 @@ public final class CronSchedule {
                 try {
                     return QUARTZ.parse(wrapRanges(expression)).validate();
                 } catch (IllegalArgumentException quartz) {
-                    if (fields == 6) {
-                        // Quartz wants '?' in day-of-month or day-of-week; accept '*' in both as Spring does.
+                    if (fields == 6 && !expression.contains("?")) {
+                        // Quartz wants '?' in day-of-month or day-of-week; accept '*' in both as Spring does. (With a
+                        // '?', Quartz's error is the one that names the rule: Spring's ranges differ, days of week 0-7.)
                         return SPRING.parse(expression).validate();
                     }
                     throw quartz;
                 }
             }
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("cron must be a valid Unix 5-field or Quartz 6/7-field expression, '"
-                    + expression + "' is not: " + e.getMessage(), e);
+            throw invalid(expression, e);
         }
         throw new IllegalArgumentException("cron must have 5 (Unix) or 6 or 7 (Quartz) fields, '" + expression
                 + "' has " + fields);
+    }
+
+    private static IllegalArgumentException invalid(String expression, IllegalArgumentException cause) {
+        return new IllegalArgumentException("cron must be a valid Unix 5-field or Quartz 6/7-field expression, '"
+                + expression + "' is not: " + cause.getMessage(), cause);
     }
 
     /**
@@ -443,7 +458,15 @@ public final class CronSchedule {
      * schedule whose last occurrence a worker claims after it passed, or a static one deployed after its year.
      */
     public static CronSchedule ofAnyTime(String expression, String zone, MisfirePolicy misfire) {
-        return new CronSchedule(expression, zone(zone), misfire, ExecutionTime.forCron(parseSyntax(expression)));
+        ExecutionTime executionTime = ExecutionTime.forCron(parseSyntax(expression));
+        try {
+            // The cron library parses some expressions whose times it cannot work out ('1-L' in the day of month):
+            // refused here rather than when their first time is asked for.
+            executionTime.nextExecution(ZonedDateTime.of(2000, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC));
+        } catch (IllegalArgumentException e) {
+            throw invalid(expression, e);
+        }
+        return new CronSchedule(expression, zone(zone), misfire, executionTime);
     }
 
     /** Reads a stored schedule back (see {@link #ofAnyTime}). */

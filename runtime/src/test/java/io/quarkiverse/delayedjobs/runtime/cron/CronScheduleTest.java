@@ -280,6 +280,26 @@ class CronScheduleTest {
     }
 
     @Test
+    void expressionsTheLibraryParsesButCannotComputeAreRefusedWithTheRule() {
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> CronSchedule.of("0 0 12 1-L * ?", "UTC", MisfirePolicy.SKIP));
+        assertTrue(bad.getMessage().startsWith("cron must be a valid Unix 5-field or Quartz 6/7-field expression,"
+                + " '0 0 12 1-L * ?' is not: "), bad.getMessage());
+        for (String cron : new String[] { "0 0 12 ? * 6#6", "0 0 12 ? * 6#0", "0 0 12 ? * 2#2,6#9" }) {
+            bad = assertThrows(IllegalArgumentException.class, () -> CronSchedule.of(cron, "UTC", MisfirePolicy.SKIP),
+                    cron);
+            assertTrue(bad.getMessage().startsWith("cron must be a valid Unix 5-field or Quartz 6/7-field expression, '"
+                    + cron + "' is not: the n of a day of week D#n must be 1 to 5, was "), bad.getMessage());
+        }
+        assertEquals(Optional.of(at("2026-12-18T12:00Z")),
+                CronSchedule.of("0 0 12 ? * 6#3", "UTC", MisfirePolicy.SKIP).next(at("2026-11-26T00:00Z")));
+        // Quartz's rule, not Spring's (days of week 0-7), for an expression with a '?'.
+        bad = assertThrows(IllegalArgumentException.class,
+                () -> CronSchedule.of("0 0 12 ? * 8", "UTC", MisfirePolicy.SKIP));
+        assertTrue(bad.getMessage().endsWith("Value 8 not in range [1, 7]"), bad.getMessage());
+    }
+
+    @Test
     void previousFindsTheEndOfAnEarlierYearFromAYearTheScheduleExcludes() {
         assertEquals(Optional.of(at("2030-12-30T12:00Z")), CronSchedule
                 .of("0 0 12 ? * MON 2026-2030", "UTC", MisfirePolicy.CATCH_UP).previous(at("2031-01-09T00:00Z")));
