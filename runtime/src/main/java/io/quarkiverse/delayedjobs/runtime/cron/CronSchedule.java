@@ -407,7 +407,7 @@ public final class CronSchedule {
         }
         for (int year = local.getYear() - 1; year >= lowest; year--) {
             LocalDateTime end = LocalDate.of(year, 12, 31).atTime(23, 59, 59);
-            if (end.equals(matchFrom(() -> executionTime.nextExecution(utc(end.minusSeconds(1)))))) {
+            if (matchesLookedAtFromBefore(end)) {
                 return Optional.of(end);
             }
             Optional<LocalDateTime> last = previousInMonths(end);
@@ -424,15 +424,23 @@ public final class CronSchedule {
             try {
                 return executionTime.lastExecution(utc(local)).map(ZonedDateTime::toLocalDateTime);
             } catch (DateTimeException e) {
-                // The last second of the month before, looked at from before it.
+                // The last second of the month before.
                 LocalDateTime end = local.toLocalDate().withDayOfMonth(1).atStartOfDay().minusSeconds(1);
-                if (end.equals(matchFrom(() -> executionTime.nextExecution(utc(end.minusSeconds(1)))))) {
+                if (matchesLookedAtFromBefore(end)) {
                     return Optional.of(end);
                 }
                 local = end;
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Whether a wall-clock time matches, as the library finds it from the second before: the last second of a month or
+     * a year, which its search backwards misses.
+     */
+    private boolean matchesLookedAtFromBefore(LocalDateTime time) {
+        return time.equals(matchFrom(() -> executionTime.nextExecution(utc(time.minusSeconds(1)))));
     }
 
     /** The cron library works on zoned times: wall-clock times are given to it as UTC ones. */
