@@ -608,11 +608,12 @@ final class QueueWorker {
     }
 
     private void startWaiting() {
+        Map<Integer, List<String[]>> handBack = new LinkedHashMap<>();
         while (active() < settings.concurrency() && !waiting.isEmpty()) {
             Delivery delivery = waiting.poll();
             if (droppedForEndedLease(delivery, System.nanoTime())) {
                 // This process was paused past the lease (a long GC, a frozen VM): another worker may run the job.
-                release(delivery.shard(), List.<String[]> of(new String[] { delivery.job().id(), delivery.token() }));
+                addClaim(handBack, delivery);
                 continue;
             }
             dispatcher.dispatch(delivery, context, runners, runnersWanted()).onComplete(ar -> {
@@ -622,6 +623,7 @@ final class QueueWorker {
                 }
             });
         }
+        handBack.forEach(this::release);
     }
 
     private record Finished(Delivery delivery, Throwable failure, double handlerMs) {
@@ -832,7 +834,7 @@ final class QueueWorker {
         Map<Integer, List<String[]>> handBack = new LinkedHashMap<>();
         for (Delivery d : List.copyOf(running.values())) {
             if (droppedForEndedLease(d, now)) {
-                handBack.computeIfAbsent(d.shard(), s -> new ArrayList<>()).add(new String[] { d.job().id(), d.token() });
+                addClaim(handBack, d);
             }
         }
         handBack.forEach(this::release);
@@ -930,8 +932,7 @@ final class QueueWorker {
             Map<Integer, List<String[]>> handBack = new LinkedHashMap<>();
             running.values().removeIf(d -> {
                 if (d.handBack()) {
-                    handBack.computeIfAbsent(d.shard(), s -> new ArrayList<>())
-                            .add(new String[] { d.job().id(), d.token() });
+                    addClaim(handBack, d);
                     return true;
                 }
                 return false;
@@ -978,6 +979,11 @@ final class QueueWorker {
             said.complete();
         });
         return said.future();
+    }
+
+    /** Adds a delivery's claim, its job id and token, to those of its shard to hand back in one call. */
+    private static void addClaim(Map<Integer, List<String[]>> byShard, Delivery d) {
+        byShard.computeIfAbsent(d.shard(), s -> new ArrayList<>()).add(new String[] { d.job().id(), d.token() });
     }
 
     private void release(int shard, List<String[]> claims) {
