@@ -19,9 +19,7 @@ import org.jboss.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import io.quarkiverse.delayedjobs.Delayed;
 import io.quarkiverse.delayedjobs.DelayedScheduler;
-import io.quarkiverse.delayedjobs.JobContext;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
@@ -38,22 +36,7 @@ public class SentinelMinReplicasTest {
     static final RedisTestServer.SentinelSetup REDIS = RedisTestServer.sentinel("min-replicas");
 
     @RegisterExtension
-    static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Recorder.class, RedisTestServer.class,
-                    RedisTestServer.SentinelSetup.class))
-            .overrideConfigKey("quarkus.redis.hosts", REDIS.sentinelUrl())
-            .overrideConfigKey("quarkus.redis.client-type", "sentinel")
-            .overrideConfigKey("quarkus.redis.master-name", "mymaster")
-            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "min-replicas");
-
-    static class Recorder {
-        static final Set<String> ran = ConcurrentHashMap.newKeySet();
-
-        @Delayed("min-replicas")
-        void run(String payload, JobContext context) {
-            ran.add(context.id());
-        }
-    }
+    static final QuarkusUnitTest test = SentinelApp.on(REDIS, "min-replicas");
 
     @Inject
     DelayedScheduler scheduler;
@@ -71,7 +54,7 @@ public class SentinelMinReplicasTest {
             String id = "job:" + next.incrementAndGet();
             try {
                 // Due after the old master is demoted, if it was kept there: not claimed from it before.
-                scheduler.schedule("min-replicas", id, "payload", Duration.ofSeconds(2));
+                scheduler.schedule(SentinelApp.QUEUE, id, "payload", Duration.ofSeconds(2));
                 scheduled.add(id);
             } catch (RuntimeException e) {
                 // Its caller knows it is not stored: Redis answered NOREPLICAS.
@@ -100,7 +83,7 @@ public class SentinelMinReplicasTest {
         }
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             Set<String> missing = new TreeSet<>(scheduled);
-            missing.removeAll(Recorder.ran);
+            missing.removeAll(SentinelApp.Recorder.ran);
             missing.removeAll(racing);
             assertEquals(Set.of(), missing, "scheduled, never run (the old master's first refusal: job:"
                     + firstRefused.get() + ")");

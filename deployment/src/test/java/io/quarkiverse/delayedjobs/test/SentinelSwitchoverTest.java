@@ -19,9 +19,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import io.quarkiverse.delayedjobs.Delayed;
 import io.quarkiverse.delayedjobs.DelayedScheduler;
-import io.quarkiverse.delayedjobs.JobContext;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
@@ -37,22 +35,7 @@ public class SentinelSwitchoverTest {
     static final RedisTestServer.SentinelSetup REDIS = RedisTestServer.sentinel("switchover");
 
     @RegisterExtension
-    static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Recorder.class, RedisTestServer.class,
-                    RedisTestServer.SentinelSetup.class))
-            .overrideConfigKey("quarkus.redis.hosts", REDIS.sentinelUrl())
-            .overrideConfigKey("quarkus.redis.client-type", "sentinel")
-            .overrideConfigKey("quarkus.redis.master-name", "mymaster")
-            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "switchover");
-
-    static class Recorder {
-        static final Set<String> ran = ConcurrentHashMap.newKeySet();
-
-        @Delayed("switchover")
-        void run(String payload, JobContext context) {
-            ran.add(context.id());
-        }
-    }
+    static final QuarkusUnitTest test = SentinelApp.on(REDIS, "switchover");
 
     @Inject
     DelayedScheduler scheduler;
@@ -68,7 +51,7 @@ public class SentinelSwitchoverTest {
             long started = System.nanoTime();
             try {
                 // Due after the old master is demoted, if scheduled there: not claimed from it before.
-                scheduler.schedule("switchover", id, "payload", Duration.ofSeconds(2));
+                scheduler.schedule(SentinelApp.QUEUE, id, "payload", Duration.ofSeconds(2));
                 scheduled.put(id, started);
             } catch (RuntimeException e) {
                 // A call that failed while the master changed: its caller knows, and it is not counted.
@@ -103,7 +86,7 @@ public class SentinelSwitchoverTest {
         assertTrue(after.size() >= 40, "jobs scheduled after the move: " + after.size());
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             Set<String> missing = new TreeSet<>(after);
-            missing.removeAll(Recorder.ran);
+            missing.removeAll(SentinelApp.Recorder.ran);
             assertEquals(Set.of(), missing, "scheduled after the move, never run");
         });
 
@@ -112,7 +95,7 @@ public class SentinelSwitchoverTest {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             String id = "after-kill:" + next.incrementAndGet();
             try {
-                scheduler.schedule("switchover", id, "payload", Duration.ZERO);
+                scheduler.schedule(SentinelApp.QUEUE, id, "payload", Duration.ZERO);
             } catch (RuntimeException e) {
                 throw new AssertionError("schedule failed", e);
             }
