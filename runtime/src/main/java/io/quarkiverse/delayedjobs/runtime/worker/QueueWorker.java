@@ -647,11 +647,19 @@ final class QueueWorker {
             // The handler was told its outcome may not be recorded, and may have stopped early on it: its success
             // does not remove the job, which runs again, as after a failure (fenced: a job another delivery now
             // holds, or one cancelled or replaced, is left alone).
-            failure = new IllegalStateException(
-                    "the delivery lost its lease while it ran (JobContext.leaseLost()): its success is not recorded");
+            failure = new LostLeaseSuccess();
         }
         Claimed job = delivery.job();
         JobListener listener = dispatcher.listener();
+        if (failure instanceof LostLeaseSuccess && delivery.rearmAt() == null
+                && job.attempt() >= settings.maxAttempts()) {
+            // On its last attempt, a retry would bury a job whose handler did not fail: it is handed back instead,
+            // fenced, and runs again at once without the attempt counting.
+            listener.failed(delivery, (long) (handlerMs * 1e6), failure);
+            LOG.warnf("%s lost its lease while it ran, on its last attempt: handed back to run again", delivery);
+            release(delivery.shard(), List.<String[]> of(new String[] { job.id(), delivery.token() }));
+            return;
+        }
         if (failure == null) {
             listener.succeeded(delivery, (long) (handlerMs * 1e6));
             ack(delivery.shard(), new Ack(job.id(), job.token(), delivery.rearmAt()));
@@ -662,6 +670,13 @@ final class QueueWorker {
             listener.failed(delivery, (long) (handlerMs * 1e6), failure);
             boolean unreadable = failure instanceof HandlerDispatcher.UnreadablePayloadException;
             recordFailure(delivery, failure, unreadable, backoffMs(job.attempt()));
+        }
+    }
+
+    /** What a handler that returned normally after its delivery lost its lease is taken to have done. */
+    private static final class LostLeaseSuccess extends IllegalStateException {
+        LostLeaseSuccess() {
+            super("the delivery lost its lease while it ran (JobContext.leaseLost()): its success is not recorded");
         }
     }
 
