@@ -1,8 +1,8 @@
 package io.quarkiverse.delayedjobs;
 
 /**
- * What {@code schedule} does when a pending or running job with the same id already exists in the queue.
- * A dead letter with that id never conflicts: scheduling replaces it.
+ * What {@code schedule} does when a pending, running or dead job with the same id already exists in the queue. The due
+ * time of a running or dead job is the one it was scheduled for.
  */
 public enum OnConflict {
     /** Leave the existing job as it is (first writer wins). The default. */

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,6 +23,7 @@ import io.quarkiverse.delayedjobs.Delayed;
 import io.quarkiverse.delayedjobs.DelayedScheduler;
 import io.quarkiverse.delayedjobs.JobContext;
 import io.quarkiverse.delayedjobs.JobInfo;
+import io.quarkiverse.delayedjobs.OnConflict;
 import io.quarkiverse.delayedjobs.ScheduleResult;
 import io.quarkus.test.QuarkusUnitTest;
 
@@ -137,15 +140,35 @@ public class RetryAndDeadLetterTest {
     }
 
     @Test
-    void schedulingTheIdOfADeadLetterReplacesIt() {
+    void aDeadLetterConflictsAsAnyJobWithItsId() {
         scheduler.schedule("typed", "typed:again", "not a reading", Duration.ZERO);
-        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.find("typed", "typed:again")
-                .filter(j -> j.state() == JobInfo.State.DEAD).isPresent());
-        assertEquals(ScheduleResult.CREATED,
+        JobInfo dead = await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.find("typed", "typed:again")
+                .filter(j -> j.state() == JobInfo.State.DEAD), Optional::isPresent).orElseThrow();
+        // KEEP, the default: first writer wins, and the dead letter stays with its error.
+        assertEquals(ScheduleResult.KEPT,
                 scheduler.schedule("typed", "typed:again", new Reading(3), Duration.ofDays(1)));
+        assertEquals(Optional.of(dead), scheduler.find("typed", "typed:again"));
+        // KEEP_EARLIER compares with the due time it was scheduled for, in the past.
+        assertEquals(ScheduleResult.KEPT, scheduler.schedule("typed", "typed:again", new Reading(3),
+                Instant.now().plus(Duration.ofDays(1)), OnConflict.KEEP_EARLIER));
+        assertEquals(Optional.of(dead), scheduler.find("typed", "typed:again"));
+        assertEquals(ScheduleResult.REPLACED, scheduler.schedule("typed", "typed:again", new Reading(3),
+                Instant.now().plus(Duration.ofDays(1)), OnConflict.REPLACE));
         JobInfo info = scheduler.find("typed", "typed:again").orElseThrow();
         assertEquals(JobInfo.State.PENDING, info.state());
         assertEquals(null, info.lastError());
+        assertEquals(0, info.attempts());
+        assertEquals(List.of(), scheduler.deadLetters("typed", 10).stream().map(JobInfo::id)
+                .filter("typed:again"::equals).toList());
         assertTrue(scheduler.cancel("typed", "typed:again"));
+
+        // A recurring job over a dead letter replaces it too.
+        scheduler.schedule("typed", "typed:cron", "not a reading", Duration.ZERO);
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.find("typed", "typed:cron")
+                .filter(j -> j.state() == JobInfo.State.DEAD).isPresent());
+        assertEquals(ScheduleResult.REPLACED,
+                scheduler.recurring("typed", "typed:cron", "0 9 * * MON", ZoneOffset.UTC, new Reading(1)));
+        assertEquals(JobInfo.State.PENDING, scheduler.find("typed", "typed:cron").orElseThrow().state());
+        assertTrue(scheduler.cancel("typed", "typed:cron"));
     }
 }

@@ -31,10 +31,11 @@ else
     payload, due = select(2, unpackMember(member, runAt))
   end
 end
-local exists = (env and not dead) or member
+local live = (env and not dead) or member
 local same = payload == ARGV[2] and redis.call('HGET', shardKeys[7], id) == ARGV[3]
--- With no occurrence left, a job of the same schedule stays even as a dead letter: its last failure stays visible.
-if same and (exists or ARGV[4] == '') then
+-- A dead letter of the same schedule is armed again, unless the schedule has no occurrence left: then it stays, and
+-- its last failure stays visible.
+if same and (live or ARGV[4] == '') then
   return {'KEPT', due}
 end
 if env then
@@ -53,4 +54,4 @@ end
 redis.call('HSET', shardKeys[7], id, ARGV[3])
 local first = tonumber(ARGV[4])
 wakeIfEarliest(addPending(id, ARGV[2], first, first, 0), first, ARGV[5], ARGV[6])
-return {exists and 'REPLACED' or 'CREATED', first}
+return {(env or member) and 'REPLACED' or 'CREATED', first}

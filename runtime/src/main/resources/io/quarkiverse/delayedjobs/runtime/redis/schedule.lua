@@ -1,4 +1,4 @@
--- Stores jobs, each applying its conflict policy when a pending or running job has the same id. One call may carry
+-- Stores jobs, each applying its conflict policy when a pending, running or dead job has the same id. One call may carry
 -- many jobs, of one shard or, when one server holds them all, of several shards of a queue, handled in order: a
 -- producer sending many at once pays the script call once.
 -- KEYS: the nine keys of the shard (see common.lua); or the nine keys of each of several shards, shard after shard
@@ -111,16 +111,14 @@ for p = 1, #parts, 3 do
     end
     local result = 'CREATED'
     local bucket = buckets[i] or bucketOf(id)
-    -- A running or dead job has an envelope; a dead letter never conflicts: scheduling the id again replaces it.
+    -- A running or dead job has an envelope, and conflicts as a pending one does, by the due time it was scheduled for.
     local env = hasEnvelopes and redis.call('HGET', shardKeys[3], id)
     local member, runAt = nil, nil
     local oldDue = nil
     -- For a new id, HSETNX both finds that no pending job has it and writes its index entry.
     local indexed = not env and redis.call('HSETNX', indexKey(bucket), id, dueText) == 1
     if env then
-      if not redis.call('ZSCORE', shardKeys[4], id) then
-        oldDue = tonumber((string.match(env, ENVELOPE)))
-      end
+      oldDue = tonumber((string.match(env, ENVELOPE)))
     elseif not indexed then
       if toAdd[1] then
         redis.call('ZADD', shardKeys[1], unpack(toAdd))
