@@ -4,7 +4,9 @@ import java.time.Duration;
 
 /**
  * CDI event fired when a handler failed: it threw, its {@code Uni} or {@code CompletionStage} failed, or the payload
- * could not be read as its parameter type. Fired for every failed delivery, whether the job is retried or not; when
+ * could not be read as its parameter type; also when it returned after its delivery lost its lease
+ * ({@link JobContext#leaseLost()}), whose success is not recorded. Fired for every failed delivery, whether the job is
+ * retried or not; when
  * the failure sends the job to the dead letters, {@link JobDeadLettered} follows. Observe it with {@code @Observes}
  * (called on a thread of the extension, {@code delayed-jobs-events-…}, where it may block) or {@code @ObservesAsync}.
  *
