@@ -47,7 +47,7 @@ public class HealthRedisDownTest {
         assertEquals("DOWN", readiness.getString("status"), readiness.encode());
         JsonObject data = readiness.getJsonObject("data");
         assertEquals(QUEUE, data.getString("queue"));
-        assertTrue(data.getString("error").startsWith("Redis failed to run find.lua: "), data.encode());
+        assertTrue(data.getString("error").startsWith("Redis failed to run health.lua: "), data.encode());
 
         HealthEndpoints.Answer live = HealthEndpoints.get(LIVE);
         assertEquals(200, live.status(), live.body());

@@ -41,7 +41,7 @@ public class HealthScriptsDeniedTest {
         JsonObject readiness = ready.check(HealthEndpoints.READINESS_CHECK);
         assertEquals("DOWN", readiness.getString("status"), readiness.encode());
         String error = readiness.getJsonObject("data").getString("error");
-        assertTrue(error.startsWith("Redis failed to run find.lua: NOPERM"), error);
+        assertTrue(error.startsWith("Redis failed to run health.lua: NOPERM"), error);
         // The Redis client's own check only pings, which the user may still do.
         assertEquals("UP", ready.check("Redis connection health check").getString("status"), ready.body());
 

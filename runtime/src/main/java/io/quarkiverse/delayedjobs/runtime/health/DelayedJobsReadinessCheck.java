@@ -20,11 +20,13 @@ import io.smallrye.health.api.AsyncHealthCheck;
 import io.smallrye.mutiny.Uni;
 
 /**
- * Ready when Redis runs the scripts of the job protocol for this instance: it looks for a job by id ({@code find.lua},
- * which writes nothing) in the first shard of a queue, on the connection every operation of the extension uses. A
- * PING would not show a script that Redis refuses (an ACL without {@code EVALSHA}, say), and the Redis client's own
- * check pings the connections of its pool, not this one. Redis is asked when the check is called and at no other time,
- * so that an idle instance stays as quiet as without the check.
+ * Ready when Redis runs the scripts of the job protocol for this instance, writes included: it runs a script
+ * ({@code health.lua}) that reads a key of the first shard of a queue and writes nothing, but which Redis refuses
+ * wherever it refuses writes (a read-only replica, {@code min-replicas-to-write} unmet, a failed disk write,
+ * {@code maxmemory} reached), on the connection every operation of the extension uses. A PING would not show a script
+ * that Redis refuses (an ACL without {@code EVALSHA}, say), nor writes refused, and the Redis client's own check pings
+ * the connections of its pool, not this one. Redis is asked when the check is called and at no other time, so that an
+ * idle instance stays as quiet as without the check.
  * <p>
  * On a Redis Cluster it looks in every shard of the queue, which spread over the masters: ready while the master of
  * one of them runs the script, since the engine goes on with the shards of the masters it reaches; the shards whose
@@ -40,8 +42,6 @@ class DelayedJobsReadinessCheck implements AsyncHealthCheck {
      * give up within seconds: the check says why before they do.
      */
     static final Duration TIMEOUT = Duration.ofSeconds(3);
-    /** Whether or not a job has this id, the answer shows that the script ran. */
-    private static final String ID = "delayed-jobs:health-check";
     /**
      * The queue looked at in an application with no handler. Any name would do: the script only reads, so the check
      * leaves no key of this queue behind.
@@ -84,7 +84,8 @@ class DelayedJobsReadinessCheck implements AsyncHealthCheck {
 
     /** Runs the script on a shard: null when it ran, or why not. */
     private Uni<Throwable> look(List<String> keys) {
-        return Uni.createFrom().completionStage(() -> store.run(Script.FIND, keys, List.of(ID)).toCompletionStage())
+        return Uni.createFrom().completionStage(() -> store.run(Script.HEALTH, keys.subList(0, 1), List.of())
+                .toCompletionStage())
                 .ifNoItem().after(TIMEOUT)
                 .failWith(() -> new TimeoutException("Redis did not answer within " + TIMEOUT.toMillis() + " ms"))
                 .map(answer -> (Throwable) null)

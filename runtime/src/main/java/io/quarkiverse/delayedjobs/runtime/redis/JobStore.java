@@ -499,10 +499,17 @@ public class JobStore implements AutoCloseable {
     }
 
     /**
-     * What a claim returned: the Redis clock as the call ended, the earliest score left in the shard ({@code -1} when
-     * empty) and the claimed jobs.
+     * A job the claim moved to the dead letters, its lease having run out on its last attempt: {@code token} and
+     * {@code attempt} are those of that delivery.
      */
-    public record ClaimBatch(ClockReading clock, long nextMs, List<Claimed> jobs) {
+    public record Buried(String id, String token, int attempt, long dueMs) {
+    }
+
+    /**
+     * What a claim returned: the Redis clock as the call ended, the earliest score left in the shard ({@code -1} when
+     * empty), the claimed jobs and those it moved to the dead letters.
+     */
+    public record ClaimBatch(ClockReading clock, long nextMs, List<Claimed> jobs, List<Buried> buried) {
 
         public long nowMs() {
             return clock.redisMicros() / 1000;
@@ -594,8 +601,15 @@ public class JobStore implements AutoCloseable {
                     jobs.add(new Claimed(r.get(j).toString(), r.get(j + 1).toString(), r.get(j + 2).toInteger(),
                             r.get(j + 3).toLong(), r.get(j + 4).toBytes(), cron.isEmpty() ? null : cron));
                 }
-                batches.add(new ClaimBatch(clock, next, jobs));
                 i += 2 + 6 * count;
+                int buriedCount = r.get(i).toInteger();
+                List<Buried> buried = new ArrayList<>(buriedCount);
+                for (int j = i + 1; j < i + 1 + 4 * buriedCount; j += 4) {
+                    buried.add(new Buried(r.get(j).toString(), r.get(j + 1).toString(), r.get(j + 2).toInteger(),
+                            r.get(j + 3).toLong()));
+                }
+                batches.add(new ClaimBatch(clock, next, jobs, buried));
+                i += 1 + 4 * buriedCount;
             }
             return batches;
         });

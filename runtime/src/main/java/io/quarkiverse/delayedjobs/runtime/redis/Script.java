@@ -10,7 +10,8 @@ import java.util.HexFormat;
 
 /**
  * The Lua scripts of the job protocol, one per operation: each is the text of {@value #COMMON} followed by the
- * operation's file, both read from beside this class.
+ * operation's file, both read from beside this class; and the readiness probe, its file alone (its first line
+ * declares it to Redis).
  */
 public enum Script {
     SCHEDULE("schedule.lua"),
@@ -25,7 +26,8 @@ public enum Script {
     RELEASE("release.lua"),
     REQUEUE("requeue.lua"),
     STATS("stats.lua"),
-    DEAD_LETTERS("dead-letters.lua");
+    DEAD_LETTERS("dead-letters.lua"),
+    HEALTH("health.lua", false);
 
     /** The functions every script starts with: the layout of pending jobs, the clock, dead-letter pruning, acks. */
     public static final String COMMON = "common.lua";
@@ -35,8 +37,12 @@ public enum Script {
     private final String sha;
 
     Script(String file) {
+        this(file, true);
+    }
+
+    Script(String file, boolean common) {
         this.file = file;
-        this.text = resource(COMMON) + resource(file);
+        this.text = (common ? resource(COMMON) : "") + resource(file);
         try {
             this.sha = HexFormat.of()
                     .formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));

@@ -67,28 +67,31 @@ final class HandlerDispatcher {
      * Reads the payload and runs the handler, both on the handler's thread; the future completes when the handler
      * returned or its asynchronous result completed, and fails with {@link UnreadablePayloadException} when the
      * payload cannot be read. It never completes for a delivery handed back before it started. A blocking handler
-     * runs on one of the {@code runners}, started when fewer than {@code wantedRunners} run.
+     * runs on one of the {@code runners}, started when fewer than {@code wantedRunners} run. Its lateness is measured
+     * by the Redis clock, which due times follow: this JVM's clock plus {@code clockOffsetMs}.
      */
-    Future<Void> dispatch(Delivery delivery, Context base, BlockingRunners runners, int wantedRunners) {
+    Future<Void> dispatch(Delivery delivery, Context base, BlockingRunners runners, int wantedRunners,
+            long clockOffsetMs) {
         Context context = VertxContext.createNewDuplicatedContext(base);
         VertxContextSafetyToggle.setContextSafe(context, true);
         Promise<Void> done = Promise.promise();
         switch (handler.executionModel()) {
-            case BLOCKING -> runners.submit(() -> ((ContextInternal) context).dispatch(() -> invoke(delivery, done)),
+            case BLOCKING -> runners.submit(
+                    () -> ((ContextInternal) context).dispatch(() -> invoke(delivery, done, clockOffsetMs)),
                     wantedRunners);
-            case EVENT_LOOP -> context.runOnContext(v -> invoke(delivery, done));
+            case EVENT_LOOP -> context.runOnContext(v -> invoke(delivery, done, clockOffsetMs));
             case VIRTUAL_THREAD -> context.runOnContext(
-                    v -> VirtualThreadsRecorder.getCurrent().execute(() -> invoke(delivery, done)));
+                    v -> VirtualThreadsRecorder.getCurrent().execute(() -> invoke(delivery, done, clockOffsetMs)));
         }
         return done.future();
     }
 
-    private void invoke(Delivery delivery, Promise<Void> done) {
+    private void invoke(Delivery delivery, Promise<Void> done, long clockOffsetMs) {
         if (!delivery.start()) {
             return;
         }
         try {
-            listener.started(delivery, System.currentTimeMillis() - delivery.job().dueMs());
+            listener.started(delivery, System.currentTimeMillis() + clockOffsetMs - delivery.job().dueMs());
             run(delivery, done);
         } catch (Throwable e) {
             // Thrown before the handler's own try (by the request context, or an Error the payload reader let through):

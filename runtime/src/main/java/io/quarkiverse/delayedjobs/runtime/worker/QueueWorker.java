@@ -25,9 +25,11 @@ import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
 import io.quarkiverse.delayedjobs.runtime.cron.OccurrencePlanner;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Ack;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Buried;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore.ClaimBatch;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore.ClaimRequest;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Claimed;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore.RetryOutcome;
 import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
@@ -514,6 +516,7 @@ final class QueueWorker {
         dueOnly[shard] = aheadMs > 0 && claimedAhead < aheadLimit && nextDue[shard] == batch.nextMs()
                 && batch.nextMs() > batch.nowMs() && batch.nextMs() <= batch.nowMs() + aheadMs;
         wokenDuringClaim[shard] = NOTHING;
+        batch.buried().forEach(job -> buriedAfterLease(shard, job));
         long redisMicros = store.redisClockAtLeast(batch);
         if (stopped) {
             List<String[]> claims = new ArrayList<>();
@@ -552,6 +555,20 @@ final class QueueWorker {
                 ack(shard, new Ack(job.id(), job.token(), plan.nextMs()));
             }
         }
+    }
+
+    /**
+     * Tells of a job that this worker's claim moved to the dead letters, as a failed last attempt's move is told: its
+     * lease had run out on its last attempt (its instance died or stalled, or its handler kept it past the lease).
+     */
+    private void buriedAfterLease(int shard, Buried job) {
+        Delivery delivery = new Delivery(keys.queue(), shard,
+                new Claimed(job.id(), job.token(), job.attempt(), job.dueMs(), new byte[0], null), 0);
+        delivery.loseLease();
+        IllegalStateException failure = new IllegalStateException(
+                "lease expired on attempt " + job.attempt() + " of " + settings.maxAttempts());
+        LOG.warnf("%s moved to the dead letters: %s", delivery, failure.getMessage());
+        dispatcher.listener().deadLettered(delivery, failure);
     }
 
     /**
@@ -616,7 +633,7 @@ final class QueueWorker {
                 addClaim(handBack, delivery);
                 continue;
             }
-            dispatcher.dispatch(delivery, context, runners, runnersWanted()).onComplete(ar -> {
+            dispatcher.dispatch(delivery, context, runners, runnersWanted(), clockOffsetMs).onComplete(ar -> {
                 finishedQueue.add(new Finished(delivery, ar.cause(), delivery.runningMs()));
                 if (finishedTaskPending.compareAndSet(false, true)) {
                     context.runOnContext(v -> takeFinished());
@@ -718,6 +735,11 @@ final class QueueWorker {
                         + " after its lease", delivery),
                 () -> giveUp(delivery, reason),
                 outcome -> {
+                    if (outcome == RetryOutcome.DEAD) {
+                        // The last occurrence of a schedule that has ended: it stays as a dead letter.
+                        LOG.warnf("%s moved to the dead letters: %s", delivery, reason);
+                        dispatcher.listener().deadLettered(delivery, new IllegalStateException(reason));
+                    }
                 });
     }
 

@@ -14,10 +14,12 @@
 --       then for each shard, in the order of its keys: shard index, most jobs due now to claim, how far ahead of due
 --       to claim (ms), most jobs to claim ahead, the number n of deliveries to acknowledge, then n triples: job id,
 --       token, next due in ms of a recurring job ('' to remove the job)
--- Returns {now, next, count, id, token, attempt, due, payload, cron, id, ..., next, count, ...}: now is this server's
--- time in µs as the call ends (its worker times the jobs claimed ahead from it: the later the reading, the closer to
--- their due time they start); then for each shard, next is the earliest time left in its 'due' or 'run' (ms), or -1
--- when both are empty, and count the jobs claimed from it, six values each; cron is '' for a plain job.
+-- Returns {now, next, count, id, token, attempt, due, payload, cron, id, ..., buried, id, token, attempt, due, id, ...,
+-- next, count, ...}: now is this server's time in µs as the call ends (its worker times the jobs claimed ahead from
+-- it: the later the reading, the closer to their due time they start); then for each shard, next is the earliest time
+-- left in its 'due' or 'run' (ms), or -1 when both are empty, and count the jobs claimed from it, six values each
+-- (cron is '' for a plain job); then buried, the number of jobs this call moved to the dead letters, four values each:
+-- the token and attempt of the delivery whose lease ran out, and the job's due time (so that the worker reports them).
 if #KEYS == 0 or #KEYS % 9 ~= 0 then
   return redis.error_reply('ERR claim takes nine keys per shard')
 end
@@ -58,11 +60,13 @@ local pastRetention = decimal(now - retention)
 -- out[1], the clock, is read again as the call ends.
 local out = {0}
 
--- The claim of the shard under way: whether the shard holds recurring jobs, its claim number once it took a job, and
--- the ids it took. Functions defined once for the call, not once per shard.
-local hasCron, batch, claimed, claimedIds = false, nil, 0, {}
--- Claims jobs given as parallel lists (id, due, attempts before this claim, payload): new envelopes in one HSET.
-local function claim(ids, dues, attempts, payloads, expired)
+-- The claim of the shard under way: whether the shard holds recurring jobs, its claim number once it took a job, the
+-- ids it took, and the jobs it buried (four values each, as returned). Functions defined once for the call, not once
+-- per shard.
+local hasCron, batch, claimed, claimedIds, buried = false, nil, 0, {}, {}
+-- Claims jobs given as parallel lists (id, due, attempts before this claim, payload, and the token of the delivery
+-- whose lease ran out, for those claimed again): new envelopes in one HSET.
+local function claim(ids, dues, attempts, payloads, expiredTokens)
   if #ids == 0 then
     return
   end
@@ -70,9 +74,11 @@ local function claim(ids, dues, attempts, payloads, expired)
   local fields = {}
   for k, id in ipairs(ids) do
     -- A recurring job is never buried: its worker sees the attempt past the limit and arms the next occurrence.
-    if expired and attempts[k] >= maxAttempts and not crons[k] then
+    if expiredTokens and attempts[k] >= maxAttempts and not crons[k] then
       bury(id, dues[k] .. '|' .. attempts[k] .. '||' .. payloads[k],
           'lease expired on attempt ' .. attempts[k] .. ' of ' .. maxAttempts, now, deadShare, retention)
+      local n = #buried
+      buried[n + 1], buried[n + 2], buried[n + 3], buried[n + 4] = id, expiredTokens[k], attempts[k], dues[k]
     else
       -- Numbers become text through decimal(): Lua's own number-to-text conversion is a costly floating-point print.
       if not batch then
@@ -138,7 +144,7 @@ for first = 1, #KEYS, 9 do
 
   -- Most shards hold no recurring job: skip that look-up then.
   hasCron = redis.call('EXISTS', shardKeys[7]) == 1
-  batch, claimed, claimedIds = nil, 0, {}
+  batch, claimed, claimedIds, buried = nil, 0, {}, {}
 
   -- Read once: unless a lease ran out, the only later change to 'run' is this call's lease.
   local headRun = earliestLease()
@@ -156,14 +162,15 @@ for first = 1, #KEYS, 9 do
     local joined = redis.call('HGET', shardKeys[9], old .. ':ids')
     local oldIds = joined and splitIds(joined) or {}
     local envs = #oldIds > 0 and redis.call('HMGET', shardKeys[3], unpack(oldIds)) or {}
-    local ids, dues, attempts, payloads, rest = {}, {}, {}, {}, {}
+    local ids, dues, attempts, payloads, tokens, rest = {}, {}, {}, {}, {}, {}
     for k, id in ipairs(oldIds) do
       local env = envs[k]
       if env then
         local due, attempt, token, payload = string.match(env, ENVELOPE)
         if claimOf(token) == old then
           if claimed + #ids < limit then
-            ids[#ids + 1], dues[#ids + 1], attempts[#ids + 1], payloads[#ids + 1] = id, due, tonumber(attempt), payload
+            local n = #ids + 1
+            ids[n], dues[n], attempts[n], payloads[n], tokens[n] = id, due, tonumber(attempt), payload, token
           else
             rest[#rest + 1] = id
           end
@@ -175,7 +182,7 @@ for first = 1, #KEYS, 9 do
     else
       forgetClaim(old)
     end
-    claim(ids, dues, attempts, payloads, true)
+    claim(ids, dues, attempts, payloads, tokens)
   end
 
   -- Pending jobs due by now, then those due by the horizon: members of 'due' scored below 256 * (now + 1), then
@@ -230,7 +237,7 @@ for first = 1, #KEYS, 9 do
     if #ids > 0 then
       -- They are the first members by rank: removing them by rank spares a search of the skip list for each.
       redis.call('ZREMRANGEBYRANK', shardKeys[1], '0', decimal(#ids - 1))
-      claim(ids, dues, attempts, payloads, false)
+      claim(ids, dues, attempts, payloads, nil)
     end
   end
 
@@ -250,6 +257,11 @@ for first = 1, #KEYS, 9 do
     out[head + 1] = headDue or headRun
   end
   out[head + 2] = claimed
+  local n = #out
+  out[n + 1] = #buried / 4
+  for k = 1, #buried do
+    out[n + 1 + k] = buried[k]
+  end
   at = at + 5 + 3 * acks
 end
 local endMs, endMicros = serverNow()
