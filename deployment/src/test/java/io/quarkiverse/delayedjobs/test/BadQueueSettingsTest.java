@@ -21,8 +21,8 @@ public class BadQueueSettingsTest {
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "bad-settings")
             .overrideConfigKey("quarkus.delayed-jobs.queues.eager.claim-ahead", "2s")
-            .assertException(refusedWith("quarkus.delayed-jobs settings"
-                    + " of queue 'eager': claim-ahead must be between 0 and PT1S, was PT2S"));
+            .assertException(refusedWith("quarkus.delayed-jobs.queues.\"eager\".claim-ahead must be between 0 and PT1S,"
+                    + " was PT2S"));
 
     static class Eager {
         @Delayed("eager")

@@ -22,7 +22,7 @@ public class DisabledWorkersBadSettingsTest {
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "disabled-bad-settings")
             .overrideConfigKey("quarkus.delayed-jobs.enabled", "false")
             .overrideConfigKey("quarkus.delayed-jobs.lease", "10ms")
-            .assertException(refusedWith("quarkus.delayed-jobs.lease must be at least 1s, was PT0.01S"));
+            .assertException(refusedWith("quarkus.delayed-jobs.lease must be between 1s and 1d, was PT0.01S"));
 
     static class Eager {
         @Delayed("eager")

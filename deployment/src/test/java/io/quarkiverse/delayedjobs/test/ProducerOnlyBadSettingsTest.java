@@ -20,7 +20,7 @@ public class ProducerOnlyBadSettingsTest {
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "producer-only-bad-settings")
             .overrideConfigKey("quarkus.delayed-jobs.queues.other.shards", "0")
-            .assertException(refusedWith("quarkus.delayed-jobs settings of queue 'other': shards must be between 1"
+            .assertException(refusedWith("quarkus.delayed-jobs.queues.\"other\".shards must be between 1"
                     + " and 1024, was 0"));
 
     @Test

@@ -139,7 +139,7 @@ public interface DelayedJobsRuntimeConfig {
 
         /**
          * How long a claimed job stays invisible to other workers. It is renewed while the handler runs; when a worker
-         * dies, its jobs are delivered again once the lease runs out. At least 1s.
+         * dies, its jobs are delivered again once the lease runs out. Between 1s and 1d.
          */
         @WithDefault("30s")
         Duration lease();
@@ -154,7 +154,7 @@ public interface DelayedJobsRuntimeConfig {
         int batchSize();
 
         /**
-         * The most handlers of one queue running at once in this instance. At least 1.
+         * The most handlers of one queue running at once in this instance. Between 1 and 100000.
          */
         @WithDefault("16")
         int concurrency();

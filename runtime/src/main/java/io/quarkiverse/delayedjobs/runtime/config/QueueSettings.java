@@ -11,6 +11,13 @@ import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 public record QueueSettings(int shards, Duration lease, int batchSize, int concurrency, Duration claimAhead,
         Duration scheduleLinger, int maxAttempts, Duration backoffInitial, Duration backoffMax) {
 
+    /**
+     * A lease beyond a day would only delay the recovery of a crashed instance's jobs by as much; far beyond, its end in
+     * nanoseconds would overflow.
+     */
+    private static final Duration MAX_LEASE = Duration.ofDays(1);
+    /** Handlers in flight per queue and instance; far beyond, the claim planning's sums would overflow. */
+    private static final int MAX_CONCURRENCY = 100_000;
     /** Jobs held longer than this would wait in memory for no gain: a second already makes one claim cover many. */
     private static final Duration MAX_CLAIM_AHEAD = Duration.ofSeconds(1);
     /** Each schedule call completes up to the linger later: beyond this it would be felt by callers that wait. */
@@ -27,7 +34,7 @@ public record QueueSettings(int shards, Duration lease, int batchSize, int concu
                 o.claimAhead().orElse(d.claimAhead()),
                 o.scheduleLinger().orElse(d.scheduleLinger()), o.maxAttempts().orElse(d.maxAttempts()),
                 o.backoff().initial().orElse(d.backoff().initial()), o.backoff().max().orElse(d.backoff().max()));
-        s.check("quarkus.delayed-jobs settings of queue '" + queue + "': ");
+        s.check("quarkus.delayed-jobs.queues.\"" + queue + "\".");
         return s;
     }
 
@@ -62,11 +69,15 @@ public record QueueSettings(int shards, Duration lease, int batchSize, int concu
         if (shards < 1 || shards > 1024) {
             throw new IllegalArgumentException(where + "shards must be between 1 and 1024, was " + shards);
         }
-        if (lease.toMillis() < 1000) {
-            throw new IllegalArgumentException(where + "lease must be at least 1s, was " + lease);
+        if (lease.toMillis() < 1000 || lease.compareTo(MAX_LEASE) > 0) {
+            throw new IllegalArgumentException(where + "lease must be between 1s and 1d, was " + lease);
         }
         atLeastOne(where + "batch-size", batchSize);
         atLeastOne(where + "concurrency", concurrency);
+        if (concurrency > MAX_CONCURRENCY) {
+            throw new IllegalArgumentException(
+                    where + "concurrency must be at most " + MAX_CONCURRENCY + ", was " + concurrency);
+        }
         atLeastOne(where + "max-attempts", maxAttempts);
         if (batchSize > JobStore.MOST_PER_SHARD) {
             throw new IllegalArgumentException(

@@ -29,11 +29,8 @@ public final class OccurrencePlanner {
     private final int catchUpLimit;
     private final Map<String, CronSchedule> schedules = new ConcurrentHashMap<>();
 
+    /** {@code catchUpLimit}: at least 1, as the configuration is checked. */
     public OccurrencePlanner(int catchUpLimit) {
-        if (catchUpLimit < 1) {
-            throw new IllegalArgumentException("quarkus.delayed-jobs.catch-up-limit must be at least 1, was "
-                    + catchUpLimit);
-        }
         this.catchUpLimit = catchUpLimit;
     }
 

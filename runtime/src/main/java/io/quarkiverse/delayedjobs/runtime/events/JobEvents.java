@@ -66,10 +66,6 @@ public class JobEvents implements JobListener {
         this.succeeded = new Kind<>(JobSucceeded.class, succeeded);
         this.failed = new Kind<>(JobFailed.class, failed);
         this.deadLettered = new Kind<>(JobDeadLettered.class, deadLettered);
-        if (config.observerThreads() < 1) {
-            throw new IllegalArgumentException(
-                    "quarkus.delayed-jobs.observer-threads must be at least 1, was " + config.observerThreads());
-        }
         this.observerThreads = this.succeeded.sync || this.failed.sync || this.deadLettered.sync
                 ? vertx.createSharedWorkerExecutor(OBSERVER_THREADS, config.observerThreads())
                 : null;

@@ -114,6 +114,15 @@ public class JobStore implements AutoCloseable {
             throw new IllegalArgumentException("quarkus.delayed-jobs.max-payload-size must be at least 1 byte, was "
                     + config.maxPayloadSize().asLongValue());
         }
+        // Those of the workers and events too: the application's own startup code may schedule before they start.
+        if (config.catchUpLimit() < 1) {
+            throw new IllegalArgumentException(
+                    "quarkus.delayed-jobs.catch-up-limit must be at least 1, was " + config.catchUpLimit());
+        }
+        if (config.observerThreads() < 1) {
+            throw new IllegalArgumentException(
+                    "quarkus.delayed-jobs.observer-threads must be at least 1, was " + config.observerThreads());
+        }
         QueueSettings.checkConfigured(config);
         this.vertx = vertx;
         long timeoutMs = config.redisTimeout().toMillis();

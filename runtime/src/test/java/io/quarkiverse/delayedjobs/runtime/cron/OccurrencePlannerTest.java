@@ -1,7 +1,6 @@
 package io.quarkiverse.delayedjobs.runtime.cron;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Instant;
@@ -83,11 +82,5 @@ class OccurrencePlannerTest {
         long last = Instant.parse("2031-01-01T03:00:00Z").toEpochMilli();
         assertEquals(new Plan(true, null, null),
                 planner.plan("FIRE_ONCE|Z|0 0 3 1 1 ? 2031", last, 1, 3, last + 10));
-    }
-
-    @Test
-    void theCatchUpLimitIsAtLeastOne() {
-        assertEquals("quarkus.delayed-jobs.catch-up-limit must be at least 1, was 0",
-                assertThrows(IllegalArgumentException.class, () -> new OccurrencePlanner(0)).getMessage());
     }
 }
