@@ -21,8 +21,8 @@ public class BadBatchSizeTest {
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "bad-batch-size")
             .overrideConfigKey("quarkus.delayed-jobs.queues.eager.batch-size", "1001")
-            .assertException(refusedWith("quarkus.delayed-jobs settings"
-                    + " of queue 'eager': batch-size must be at most 1000, was 1001"));
+            .assertException(refusedWith("quarkus.delayed-jobs.queues.\"eager\".batch-size must be at most 1000,"
+                    + " was 1001"));
 
     static class Eager {
         @Delayed("eager")
