@@ -65,8 +65,6 @@ public class DelayedJobsEngine {
     }
 
     void start(@Observes StartupEvent event) throws Exception {
-        // Checked whether or not this instance runs workers: a mistake stops it now, in every instance.
-        OccurrencePlanner planner = new OccurrencePlanner(config.catchUpLimit());
         if (registry.handlers().isEmpty()) {
             LOG.debug("No @Delayed handlers in this application: no delayed-jobs workers started");
             return;
@@ -82,6 +80,7 @@ public class DelayedJobsEngine {
                 await(registerSchedule(handler));
             }
         }
+        OccurrencePlanner planner = new OccurrencePlanner(config.catchUpLimit());
         dueTimer = new DueTimer();
         Map<String, QueueWorker> byChannel = new HashMap<>();
         List<StartedWorker> views = new ArrayList<>();
