@@ -171,6 +171,11 @@ public class JobStore implements AutoCloseable {
         return config;
     }
 
+    /** The endpoint of the cluster master that holds {@code key} by the slot map known now; null when not on a cluster. */
+    String nodeOf(String key) {
+        return connection.nodeOf(key);
+    }
+
     /** Whether the shards live on the masters of a Redis Cluster. */
     public boolean cluster() {
         return cluster;

@@ -365,6 +365,16 @@ final class QueueWorker {
         for (int shard : along) {
             claim(shard, 0, aheadMs, heldShare);
         }
+        // This round's claims may take long (a cluster master that does not answer): meanwhile the other shards keep a
+        // timer for their earliest known job, rather than wait for the round to be back.
+        long later = nextFullCheck;
+        for (int shard = 0; shard < nextDue.length; shard++) {
+            long at = claimFrom(shard, leadMs);
+            if (!claiming[shard] && at > now) {
+                later = Math.min(later, at);
+            }
+        }
+        armWakeTimerAt(later);
     }
 
     /**
@@ -478,7 +488,11 @@ final class QueueWorker {
 
     /** Sleeps until the next full look, or until a shard's earliest job is {@code leadMs} from due. */
     private void armWakeTimer(long leadMs) {
-        long target = wakeTarget(leadMs);
+        armWakeTimerAt(wakeTarget(leadMs));
+    }
+
+    /** Arms the wake timer for {@code target} (Redis clock, ms), unless it is armed for that time or earlier. */
+    private void armWakeTimerAt(long target) {
         if (wakeTimer != null) {
             if (wakeAt <= target) {
                 return;

@@ -1,0 +1,147 @@
+package io.quarkiverse.delayedjobs.test;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
+import java.util.stream.IntStream;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quarkiverse.delayedjobs.Delayed;
+import io.quarkiverse.delayedjobs.DelayedScheduler;
+import io.quarkiverse.delayedjobs.JobContext;
+import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
+import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
+import io.quarkus.test.QuarkusUnitTest;
+
+/**
+ * One master frozen and not failed over (node timeout 60 s), as behind a network cut between the application and that
+ * master: the shards of the other masters go on, neither held up by calls to the frozen one until they time out.
+ * <ol>
+ * <li>A job of a healthy shard, due 1.5 s after a job of the frozen master's shard, runs on time: before, the claim
+ * round of the frozen shard held the wake timer of the other shards until it timed out, and the job ran about
+ * {@code redis-timeout} late.</li>
+ * <li>With four schedule calls to the frozen master under way, a schedule to a healthy shard goes at once: the calls
+ * under way are counted per master; before, per queue, and it waited for one of them to time out.</li>
+ * </ol>
+ * Found by a review helper.
+ */
+public class ClusterFrozenMasterStallTest {
+
+    static final List<String> NODES = RedisTestServer.clusterWithReplicasUrls("frozen-stall", 60_000);
+    static final int SHARDS = 8;
+    static final QueueKeys LATE = new QueueKeys("frozen-stall", "late", SHARDS);
+    static final QueueKeys STALL = new QueueKeys("frozen-stall", "stall", 64);
+    /** A master that holds some of the shards of 'late' but not all (and, with 64 shards, several of 'stall'). */
+    static final String FROZEN = NODES.stream()
+            .filter(url -> RedisTestServer.command(url, "INFO", "replication").contains("role:master")
+                    && IntStream.range(0, SHARDS).anyMatch(s -> holds(url, LATE.shard(s).get(0)))
+                    && IntStream.range(0, SHARDS).anyMatch(s -> !holds(url, LATE.shard(s).get(0))))
+            .findFirst().orElseThrow();
+
+    @RegisterExtension
+    static final QuarkusUnitTest test = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(Recorder.class, RedisTestServer.class))
+            .overrideConfigKey("quarkus.redis.client-type", "cluster")
+            .overrideConfigKey("quarkus.redis.hosts", String.join(",", NODES))
+            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "frozen-stall")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.\"stall\".shards", "64")
+            .overrideConfigKey("quarkus.delayed-jobs.redis-timeout", "4s")
+            .overrideConfigKey("quarkus.redis.health.enabled", "false");
+
+    static class Recorder {
+        /** Job id to its lateness in ms as its handler started. */
+        static final Map<String, Long> late = new ConcurrentHashMap<>();
+
+        @Delayed("late")
+        void run(String payload, JobContext context) {
+            late.put(context.id(), Duration.between(context.dueAt(), Instant.now()).toMillis());
+        }
+    }
+
+    @Inject
+    DelayedScheduler scheduler;
+
+    @Inject
+    ReactiveDelayedScheduler reactive;
+
+    @Inject
+    JobStore store;
+
+    static boolean holds(String url, String key) {
+        return !RedisTestServer.command(url, "EXISTS", key).startsWith("-MOVED");
+    }
+
+    /** The {@code skip}-th id, counting from 0, of a shard that {@code shard} accepts. */
+    static String idOn(QueueKeys keys, IntPredicate shard, int skip) {
+        int found = 0;
+        for (int i = 0;; i++) {
+            String id = "id-" + i;
+            if (shard.test(keys.shardOf(id)) && found++ == skip) {
+                return id;
+            }
+        }
+    }
+
+    @Test
+    void theShardsOfTheOtherMastersGoOn() throws Exception {
+        IntPredicate frozenShard = s -> holds(FROZEN, LATE.shard(s).get(0));
+        String onFrozen = idOn(LATE, frozenShard, 0);
+        String healthy = idOn(LATE, frozenShard.negate(), 0);
+        List<Integer> frozenStallShards = IntStream.range(0, 64).filter(s -> holds(FROZEN, STALL.shard(s).get(0)))
+                .boxed().toList();
+        assertTrue(frozenStallShards.size() >= 4, "the frozen master's shards of 'stall': " + frozenStallShards);
+        // Records the shard count of 'stall' before the freeze.
+        scheduler.schedule("stall", idOn(STALL, s -> !frozenStallShards.contains(s), 1), "p", Duration.ofHours(1));
+
+        // The worker learns both due times from claims of the two shards (each claim answers its shard's next due
+        // time), which take a job due now from each; then the frozen shard's job comes due first.
+        scheduler.schedule("late", onFrozen, "p", Duration.ofMillis(1500));
+        scheduler.schedule("late", healthy, "p", Duration.ofMillis(3000));
+        String warmFrozen = idOn(LATE, s -> s == LATE.shardOf(onFrozen), 1);
+        String warmHealthy = idOn(LATE, s -> s == LATE.shardOf(healthy), 1);
+        scheduler.schedule("late", warmFrozen, "p", Duration.ZERO);
+        scheduler.schedule("late", warmHealthy, "p", Duration.ZERO);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> Recorder.late.containsKey(warmFrozen) && Recorder.late.containsKey(warmHealthy));
+        RedisTestServer.freeze(FROZEN);
+        try {
+            await().atMost(Duration.ofSeconds(20)).until(() -> Recorder.late.containsKey(healthy));
+            long lateness = Recorder.late.get(healthy);
+            assertTrue(lateness < 1000, "the healthy shard's job ran " + lateness + " ms late");
+
+            // Four schedule calls to the frozen master, then one to a healthy shard, made on the store's event loop
+            // after the send of the four: they are under way by then.
+            for (int i = 0; i < 4; i++) {
+                int shard = frozenStallShards.get(i);
+                reactive.schedule("stall", idOn(STALL, s -> s == shard, 0), "p", Duration.ofHours(1)).subscribe()
+                        .with(r -> {
+                        }, e -> {
+                        });
+            }
+            String stallHealthy = idOn(STALL, s -> !frozenStallShards.contains(s), 0);
+            CompletableFuture<Long> tookMs = new CompletableFuture<>();
+            store.connectionContext().runOnContext(v -> {
+                long start = System.nanoTime();
+                reactive.schedule("stall", stallHealthy, "p", Duration.ofHours(1)).subscribe().with(
+                        r -> tookMs.complete((System.nanoTime() - start) / 1_000_000), tookMs::completeExceptionally);
+            });
+            long took = tookMs.get(20, TimeUnit.SECONDS);
+            assertTrue(took < 1000, "the schedule to a healthy shard took " + took + " ms");
+        } finally {
+            RedisTestServer.thaw(FROZEN);
+        }
+    }
+}
