@@ -47,8 +47,8 @@ public class ClusterFrozenMasterStallTest {
     /** A master that holds some of the shards of 'late' but not all (and, with 64 shards, several of 'stall'). */
     static final String FROZEN = NODES.stream()
             .filter(url -> RedisTestServer.command(url, "INFO", "replication").contains("role:master")
-                    && IntStream.range(0, SHARDS).anyMatch(s -> holds(url, LATE.shard(s).get(0)))
-                    && IntStream.range(0, SHARDS).anyMatch(s -> !holds(url, LATE.shard(s).get(0))))
+                    && IntStream.range(0, SHARDS).anyMatch(s -> RedisTestServer.holds(url, LATE.shard(s).get(0)))
+                    && IntStream.range(0, SHARDS).anyMatch(s -> !RedisTestServer.holds(url, LATE.shard(s).get(0))))
             .findFirst().orElseThrow();
 
     @RegisterExtension
@@ -80,10 +80,6 @@ public class ClusterFrozenMasterStallTest {
     @Inject
     JobStore store;
 
-    static boolean holds(String url, String key) {
-        return !RedisTestServer.command(url, "EXISTS", key).startsWith("-MOVED");
-    }
-
     /** The {@code skip}-th id, counting from 0, of a shard that {@code shard} accepts. */
     static String idOn(QueueKeys keys, IntPredicate shard, int skip) {
         int found = 0;
@@ -97,10 +93,11 @@ public class ClusterFrozenMasterStallTest {
 
     @Test
     void theShardsOfTheOtherMastersGoOn() throws Exception {
-        IntPredicate frozenShard = s -> holds(FROZEN, LATE.shard(s).get(0));
+        IntPredicate frozenShard = s -> RedisTestServer.holds(FROZEN, LATE.shard(s).get(0));
         String onFrozen = idOn(LATE, frozenShard, 0);
         String healthy = idOn(LATE, frozenShard.negate(), 0);
-        List<Integer> frozenStallShards = IntStream.range(0, 64).filter(s -> holds(FROZEN, STALL.shard(s).get(0)))
+        List<Integer> frozenStallShards = IntStream.range(0, 64)
+                .filter(s -> RedisTestServer.holds(FROZEN, STALL.shard(s).get(0)))
                 .boxed().toList();
         assertTrue(frozenStallShards.size() >= 4, "the frozen master's shards of 'stall': " + frozenStallShards);
         // Records the shard count of 'stall' before the freeze.

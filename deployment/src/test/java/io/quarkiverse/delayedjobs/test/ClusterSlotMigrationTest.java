@@ -65,8 +65,8 @@ public class ClusterSlotMigrationTest {
     void callsFollowAskThenMovedWhileAShardsSlotMoves() throws Exception {
         List<String> shardKeys = new QueueKeys("migration", "moving", SHARDS).shard(0);
         String slot = String.valueOf(ClusterConnections.slotOf(shardKeys.get(0)));
-        String source = NODES.stream().filter(url -> !RedisTestServer.command(url, "EXISTS", shardKeys.get(0))
-                .startsWith("-MOVED")).findFirst().orElseThrow();
+        String source = NODES.stream().filter(url -> RedisTestServer.holds(url, shardKeys.get(0))).findFirst()
+                .orElseThrow();
         String target = NODES.stream().filter(url -> !url.equals(source)).findFirst().orElseThrow();
         List<String> ids = idsOfShardZero();
 

@@ -252,6 +252,14 @@ public final class RedisTestServer {
     }
 
     /**
+     * Whether the cluster node at {@code url} holds the slot of {@code key}: it answers a key of its own slots, and
+     * {@code MOVED} for the others.
+     */
+    public static boolean holds(String url, String key) {
+        return !command(url, "EXISTS", key).startsWith("-MOVED");
+    }
+
+    /**
      * The calls of the commands matching {@code commands} (a regular expression, such as {@code eval|evalsha}) that
      * the server at {@code url} refused so far (by its ACL, say).
      */

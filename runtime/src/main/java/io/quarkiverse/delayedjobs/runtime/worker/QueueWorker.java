@@ -692,7 +692,7 @@ final class QueueWorker {
             // fenced, and runs again at once without the attempt counting.
             listener.failed(delivery, (long) (handlerMs * 1e6), failure);
             LOG.warnf("%s lost its lease while it ran, on its last attempt: handed back to run again", delivery);
-            release(delivery.shard(), List.<String[]> of(new String[] { job.id(), delivery.token() }));
+            release(delivery.shard(), List.<String[]> of(claimOf(delivery)));
             return;
         }
         if (failure == null) {
@@ -927,7 +927,7 @@ final class QueueWorker {
     private void renew(int shard, List<Delivery> deliveries) {
         List<String[]> claims = new ArrayList<>(deliveries.size());
         for (Delivery d : deliveries) {
-            claims.add(new String[] { d.job().id(), d.token() });
+            claims.add(claimOf(d));
         }
         // Redis runs the renewal after it was sent: the lease it sets ends no earlier than this.
         long leaseEndNanos = System.nanoTime() + settings.lease().toNanos();
@@ -1036,9 +1036,14 @@ final class QueueWorker {
         return said.future();
     }
 
-    /** Adds a delivery's claim, its job id and token, to those of its shard to hand back in one call. */
+    /** Adds a delivery's claim to those of its shard to hand back in one call. */
     private static void addClaim(Map<Integer, List<String[]>> byShard, Delivery d) {
-        byShard.computeIfAbsent(d.shard(), s -> new ArrayList<>()).add(new String[] { d.job().id(), d.token() });
+        byShard.computeIfAbsent(d.shard(), s -> new ArrayList<>()).add(claimOf(d));
+    }
+
+    /** A delivery's claim as renew.lua and release.lua take it: its job id and token. */
+    private static String[] claimOf(Delivery d) {
+        return new String[] { d.job().id(), d.token() };
     }
 
     private void release(int shard, List<String[]> claims) {
