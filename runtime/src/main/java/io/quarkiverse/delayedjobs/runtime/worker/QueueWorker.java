@@ -20,6 +20,7 @@ import java.util.function.Consumer;
 
 import org.jboss.logging.Logger;
 
+import io.quarkiverse.delayedjobs.JobInfo;
 import io.quarkiverse.delayedjobs.runtime.JobListener;
 import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
 import io.quarkiverse.delayedjobs.runtime.cron.OccurrencePlanner;
@@ -704,7 +705,7 @@ final class QueueWorker {
         } else {
             listener.failed(delivery, (long) (handlerMs * 1e6), failure);
             boolean unreadable = failure instanceof HandlerDispatcher.UnreadablePayloadException;
-            recordFailure(delivery, failure, unreadable, backoffMs(job.attempt()));
+            recordFailure(delivery, failure, unreadable, backoffMs(job.attempt()), false);
         }
     }
 
@@ -715,30 +716,65 @@ final class QueueWorker {
         }
     }
 
-    /** Writes the failure of a delivery: a retry, or a move to the dead letters. */
-    private void recordFailure(Delivery delivery, Throwable failure, boolean unreadable, long delay) {
+    /**
+     * Writes the failure of a delivery: a retry, or a move to the dead letters. {@code resent}: an earlier write of it
+     * failed, and Redis may have carried that one out (only its answer was lost, say).
+     */
+    private void recordFailure(Delivery delivery, Throwable failure, boolean unreadable, long delay, boolean resent) {
         Claimed job = delivery.job();
-        JobListener listener = dispatcher.listener();
-        writeFenced(store.retry(keys, delivery.shard(), job.id(), job.token(), delay, describe(failure), unreadable,
+        String error = describe(failure);
+        writeFenced(store.retry(keys, delivery.shard(), job.id(), job.token(), delay, error, unreadable,
                 delivery.rearmAt(), settings), "record the failure of " + delivery,
                 e -> LOG.warnf(e, "Could not record the failure of %s after the stop; it will run again after its lease",
                         delivery),
-                () -> recordFailure(delivery, failure, unreadable, delay),
+                () -> recordFailure(delivery, failure, unreadable, delay, true),
                 outcome -> {
-                    switch (outcome) {
-                        case RETRIED -> {
-                            LOG.warnf("%s failed, retrying in %d ms: %s", delivery, delay, describe(failure));
-                            listener.retried(delivery, failure);
-                        }
-                        case DEAD -> {
-                            LOG.warnf(failure, "%s failed and moved to the dead letters", delivery);
-                            listener.deadLettered(delivery, failure);
-                        }
-                        case STALE -> LOG.debugf("%s failed after its claim was lost", delivery);
-                        case REARMED -> LOG.warnf("%s failed; its next occurrence is armed: %s", delivery,
-                                describe(failure));
+                    if (outcome == RetryOutcome.STALE && resent) {
+                        // The fencing cannot tell the earlier write carried out from another worker's claim: the job
+                        // tells, by the error and attempt the earlier write left on it.
+                        writesUnderWay++; // told before a graceful stop ends
+                        store.find(keys.queue(), job.id()).onComplete(found -> context.runOnContext(v -> {
+                            failureRecorded(delivery, failure, delay, found.succeeded()
+                                    ? earlierWrite(found.result().orElse(null), delivery, error)
+                                    : RetryOutcome.STALE);
+                            writesUnderWay--;
+                            checkDrained();
+                        }));
+                    } else {
+                        failureRecorded(delivery, failure, delay, outcome);
                     }
                 });
+    }
+
+    /** What an earlier write of a delivery's failure left, judged from its job now: STALE when none of it shows. */
+    private static RetryOutcome earlierWrite(JobInfo now, Delivery delivery, String error) {
+        if (now == null || !error.equals(now.lastError())) {
+            return RetryOutcome.STALE;
+        }
+        int attempts = delivery.job().attempt();
+        return switch (now.state()) {
+            case DEAD -> now.attempts() == attempts ? RetryOutcome.DEAD : RetryOutcome.STALE;
+            // A retried job keeps its attempts until it is claimed again; an armed occurrence starts at none.
+            case PENDING -> now.attempts() == attempts ? RetryOutcome.RETRIED
+                    : now.attempts() == 0 && delivery.rearmAt() != null ? RetryOutcome.REARMED : RetryOutcome.STALE;
+            case RUNNING -> RetryOutcome.STALE;
+        };
+    }
+
+    private void failureRecorded(Delivery delivery, Throwable failure, long delay, RetryOutcome outcome) {
+        JobListener listener = dispatcher.listener();
+        switch (outcome) {
+            case RETRIED -> {
+                LOG.warnf("%s failed, retrying in %d ms: %s", delivery, delay, describe(failure));
+                listener.retried(delivery, failure);
+            }
+            case DEAD -> {
+                LOG.warnf(failure, "%s failed and moved to the dead letters", delivery);
+                listener.deadLettered(delivery, failure);
+            }
+            case STALE -> LOG.debugf("%s failed after its claim was lost", delivery);
+            case REARMED -> LOG.warnf("%s failed; its next occurrence is armed: %s", delivery, describe(failure));
+        }
     }
 
     /**
