@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import java.util.stream.Stream;
 
 import org.jboss.logging.Logger;
@@ -33,6 +35,9 @@ final class LocalRedisServer implements Startable {
     private static final long STOP_TIMEOUT_MS = 5_000;
     /** Another process may take the free port between our probe and the server's bind. */
     private static final int PORT_ATTEMPTS = 3;
+    /** A cluster node's bus port is its port plus this. */
+    static final int CLUSTER_BUS_OFFSET = 10_000;
+    private static final int CLUSTER_PORT_DRAWS = 100;
 
     private final Path executable;
     private final boolean cluster;
@@ -68,7 +73,7 @@ final class LocalRedisServer implements Startable {
     }
 
     private void launch() throws IOException {
-        port = freePort();
+        port = cluster ? freeClusterPort(LocalRedisServer::freePort) : freePort();
         Path log = dir.resolve("redis.log");
         List<String> command = new ArrayList<>(List.of(executable.toString(), "--port", String.valueOf(port), "--bind",
                 "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString()));
@@ -248,9 +253,33 @@ final class LocalRedisServer implements Startable {
         dir = null;
     }
 
-    private static int freePort() throws IOException {
+    private static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not find a free port", e);
         }
+    }
+
+    /**
+     * A port from {@code freePorts} whose cluster bus port, {@value #CLUSTER_BUS_OFFSET} above it, exists and is free:
+     * a cluster node binds both, and {@code redis-server} refuses a port above 55535. The ports the system hands out
+     * reach 60999 on Linux, so about one in five would fail.
+     */
+    static int freeClusterPort(IntSupplier freePorts) {
+        for (int draw = 0; draw < CLUSTER_PORT_DRAWS; draw++) {
+            int port = freePorts.getAsInt();
+            int bus = port + CLUSTER_BUS_OFFSET;
+            if (bus <= 65535) {
+                try (ServerSocket probe = new ServerSocket(bus, 50, InetAddress.getLoopbackAddress())) {
+                    return port;
+                } catch (IOException taken) {
+                    // another draw
+                }
+            }
+        }
+        throw new IllegalStateException("Found no free port of at most " + (65535 - CLUSTER_BUS_OFFSET)
+                + " whose cluster bus port (" + CLUSTER_BUS_OFFSET + " above it) is free, in " + CLUSTER_PORT_DRAWS
+                + " draws");
     }
 }

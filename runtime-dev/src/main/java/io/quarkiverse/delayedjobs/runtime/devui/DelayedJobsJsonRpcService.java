@@ -124,12 +124,14 @@ public class DelayedJobsJsonRpcService {
     }
 
     /**
-     * The occurrence the job of a static schedule (its id is the queue's name) is armed at, or null: the expression
-     * alone does not say whether a job runs it.
+     * The occurrence the job of a static schedule (its id is the queue's name) is armed at, the one running while it
+     * runs, or null: the expression alone does not say whether a job runs it. The last occurrence of a schedule that
+     * ended may stay as a dead letter, which runs nothing.
      */
     private Uni<String> armedOccurrence(String queue) {
         return scheduler.find(queue, queue)
-                .map(job -> job.filter(j -> j.cron() != null).map(j -> j.dueAt().toString()).orElse(null));
+                .map(job -> job.filter(j -> j.cron() != null && j.state() != JobInfo.State.DEAD)
+                        .map(j -> j.dueAt().toString()).orElse(null));
     }
 
     /** An expression that resolves to nothing means UTC to the engine ({@code CronSchedule.zone}), as null does here. */

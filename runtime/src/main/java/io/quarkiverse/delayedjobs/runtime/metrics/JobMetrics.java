@@ -71,7 +71,7 @@ public class JobMetrics implements JobListener {
         meters.started.increment();
         // A later attempt keeps the job's due time: its lateness would be its backoff, or the lease it waited out.
         if (job.attempt() == 1) {
-            // By this instance's clock, which may lag behind Redis's: a job never starts before it is due by Redis.
+            // Below zero only by the error of the clock offset: a job never starts before it is due by Redis.
             meters.lateness.record(Math.max(0, latenessMs), TimeUnit.MILLISECONDS);
         }
     }
