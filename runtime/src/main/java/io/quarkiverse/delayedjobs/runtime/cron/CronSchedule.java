@@ -21,7 +21,11 @@ import java.util.regex.Pattern;
 
 import com.cronutils.model.Cron;
 import com.cronutils.model.CronType;
+import com.cronutils.model.definition.CronDefinition;
 import com.cronutils.model.definition.CronDefinitionBuilder;
+import com.cronutils.model.field.CronFieldName;
+import com.cronutils.model.field.constraint.FieldConstraintsBuilder;
+import com.cronutils.model.field.definition.FieldDefinition;
 import com.cronutils.model.time.ExecutionTime;
 import com.cronutils.parser.CronParser;
 
@@ -49,7 +53,7 @@ public final class CronSchedule {
             .withDayOfWeek().withValidRange(0, 7).withMondayDoWValue(1).withIntMapping(7, 0).withStrictRange().and()
             .matchDayOfWeekAndDayOfMonth()
             .instance());
-    private static final CronParser QUARTZ = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.QUARTZ));
+    private static final CronParser QUARTZ = new CronParser(quartzUntil(2299));
     private static final CronParser SPRING = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.SPRING53));
     /** {@code SUN} as the first day of a day-of-week range, at the start of the field or after a comma. */
     private static final Pattern SUNDAY_FIRST = Pattern.compile("(?i)(^|,)SUN-");
@@ -483,5 +487,22 @@ public final class CronSchedule {
         int b = encoded.indexOf('|', a + 1);
         return ofAnyTime(encoded.substring(b + 1), encoded.substring(a + 1, b),
                 MisfirePolicy.valueOf(encoded.substring(0, a)));
+    }
+
+    /**
+     * Quartz's definition with years up to {@code lastYear}, as Quartz itself allows (to 2299): the cron library's
+     * stops at 2099, so that a schedule with no year field would end there and its job would be removed.
+     */
+    private static CronDefinition quartzUntil(int lastYear) {
+        CronDefinition quartz = CronDefinitionBuilder.instanceDefinitionFor(CronType.QUARTZ);
+        List<FieldDefinition> fields = quartz.getFieldDefinitions().stream()
+                .sorted(FieldDefinition.createFieldDefinitionComparator())
+                .map(field -> field.getFieldName() != CronFieldName.YEAR ? field
+                        : new FieldDefinition(CronFieldName.YEAR, FieldConstraintsBuilder.instance()
+                                .forField(CronFieldName.YEAR).withValidRange(EARLIEST_YEAR, lastYear).withStrictRange()
+                                .createConstraintsInstance(), field.isOptional()))
+                .toList();
+        return new CronDefinition(fields, quartz.getCronConstraints(), quartz.getCronNicknames(),
+                quartz.isMatchDayOfWeekAndDayOfMonth());
     }
 }

@@ -105,6 +105,36 @@ class CronScheduleTest {
         assertEquals(Optional.empty(), once.next(at("2031-01-01T03:00Z")));
     }
 
+    /** Quartz reads years up to 2299; the cron library's Quartz definition stops at 2099. */
+    @Test
+    void quartzSchedulesGoOnPast2099() {
+        assertEquals(Optional.of(at("2104-02-29T12:00Z")), CronSchedule.of("0 0 12 29 2 ?", "UTC",
+                MisfirePolicy.FIRE_ONCE).next(at("2096-02-29T12:00Z")));
+        assertEquals(Optional.of(at("2100-01-01T00:00Z")), CronSchedule.of("0 0 0 * * ?", "UTC",
+                MisfirePolicy.FIRE_ONCE).next(at("2099-12-31T00:00Z")));
+        CronSchedule in2120 = CronSchedule.of("0 0 12 1 1 ? 2120", "UTC", MisfirePolicy.FIRE_ONCE);
+        assertEquals(Optional.of(at("2120-01-01T12:00Z")), in2120.next(at("2026-11-26T00:00Z")));
+        assertEquals(Optional.of(at("2120-01-01T12:00Z")), in2120.previous(at("2121-01-01T00:00Z")));
+        assertEquals(Optional.of(at("2299-12-31T12:00Z")), CronSchedule.of("0 0 12 31 12 ? 2299", "UTC",
+                MisfirePolicy.FIRE_ONCE, at("2299-01-01T00:00Z")).next(at("2299-01-01T00:00Z")));
+        assertEquals(Optional.empty(), CronSchedule.of("0 0 12 31 12 ?", "UTC", MisfirePolicy.FIRE_ONCE)
+                .next(at("2299-12-31T12:00Z")));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> CronSchedule.of("0 0 12 1 1 ? 2300", "UTC", MisfirePolicy.FIRE_ONCE)).getMessage()
+                .contains("2300"));
+    }
+
+    /** Quartz accepts L-nW; the cron library cannot compute it, so it is refused rather than read wrongly. */
+    @Test
+    void aNearestWeekdayCountedFromTheEndIsRefused() {
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> CronSchedule.of("0 0 12 L-5W * ?", "UTC", MisfirePolicy.FIRE_ONCE)).getMessage()
+                .startsWith("cron must be a valid Unix 5-field or Quartz 6/7-field expression, '0 0 12 L-5W * ?' is"
+                        + " not"));
+        assertEquals(Optional.of(at("2026-01-26T12:00Z")), CronSchedule.of("0 0 12 L-5 * ?", "UTC",
+                MisfirePolicy.FIRE_ONCE).next(at("2026-01-01T00:00Z")));
+    }
+
     @Test
     void invalidExpressionsAndZonesAreRefusedWithTheRule() {
         assertEquals("cron must match some time after now, '0 0 0 30 2 ?' matches none", assertThrows(
