@@ -66,6 +66,8 @@ public final class ClusterConnections implements StoreConnection {
     private volatile String lastAnswered;
     /** Each new client, and each call that any node takes while none answered last, goes to the next master. */
     private final AtomicInteger nextNode = new AtomicInteger();
+    /** When the connection to each node was last given up ({@link System#nanoTime()}). */
+    private final Map<String, Long> lostAt = new ConcurrentHashMap<>();
     /** Guarded by {@code this}. */
     private Future<String[]> refreshing;
     private long lastRefreshNanos;
@@ -268,6 +270,7 @@ public final class ClusterConnections implements StoreConnection {
             made[0] = new SharedConnection(() -> nodeOptions(e), vertx, timeoutMs, () -> {
                 // A connection closed because its node left the map was not lost.
                 if (nodes.get(e) == made[0]) {
+                    lostAt.put(e, System.nanoTime());
                     lost.accept(e);
                     refreshSoon();
                 }
@@ -469,11 +472,21 @@ public final class ClusterConnections implements StoreConnection {
         return scheme + authority.substring(0, at + 1) + onHost + ":" + port + rest.substring(authorityEnd);
     }
 
-    /** A client of the next master in turn: the wake subscription, on whichever master answers. */
+    /**
+     * A client of the next master in turn, for the wake subscription, passing over those whose connection was given up
+     * lately, unless all were: a frozen master takes connections and answers nothing, so that a subscription opened
+     * there would wait for its handshake until the connect timeout, with no wake-ups meanwhile. Lately is within twice
+     * that timeout: the calls to a frozen master give its connection up at least that often (a call's timeout, then
+     * the opening of the next connection).
+     */
     @Override
     public Future<JobStore.OwnClient> newClient() {
         return owners().compose(map -> {
-            String endpoint = nextMaster(map);
+            long now = System.nanoTime();
+            long recentNanos = TimeUnit.MILLISECONDS.toNanos(2 * SharedConnection.CONNECT_TIMEOUTS * timeoutMs);
+            String[] answering = Arrays.stream(map).filter(e -> e != null && now - lostAt.getOrDefault(e,
+                    now - recentNanos) >= recentNanos).toArray(String[]::new);
+            String endpoint = nextMaster(answering.length > 0 ? answering : map);
             return endpoint == null ? Future.failedFuture("The Redis Cluster's slot map names no master")
                     : Future.succeededFuture(new JobStore.OwnClient(Redis.createClient(vertx, nodeOptions(endpoint)),
                             endpoint));
