@@ -38,7 +38,7 @@ public interface DelayedScheduler {
      * @param id the job id chosen by the caller, at most 512 bytes in UTF-8
      * @param payload serialized as JSON with the application's {@code ObjectMapper}; may be null
      * @param delay not negative
-     * @param onConflict what to do when a pending or running job has the same id
+     * @param onConflict what to do when a pending, running or dead job has the same id
      */
     ScheduleResult schedule(String queue, String id, Object payload, Duration delay, OnConflict onConflict);
 
@@ -78,16 +78,18 @@ public interface DelayedScheduler {
     boolean cancel(String queue, String id);
 
     /**
-     * Moves the due time of a pending job.
+     * Moves the due time of a pending job, or of one a worker claimed ahead of its due time and has not started (it
+     * is handed back, pending at the new time).
      *
-     * @return whether a pending job had that id; running and dead jobs are not moved
+     * @return whether such a job had that id; jobs that run, and dead ones, are not moved
      */
     boolean reschedule(String queue, String id, Instant dueAt);
 
     /**
-     * Moves the due time of a pending job to {@code delay} from now by the Redis server's clock.
+     * Moves the due time of a pending job, or of one claimed ahead and not started, to {@code delay} from now by the
+     * Redis server's clock.
      *
-     * @return whether a pending job had that id
+     * @return whether such a job had that id; jobs that run, and dead ones, are not moved
      */
     boolean reschedule(String queue, String id, Duration delay);
 

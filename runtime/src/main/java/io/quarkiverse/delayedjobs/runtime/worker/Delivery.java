@@ -24,7 +24,9 @@ final class Delivery implements JobContext {
     /**
      * The earliest its lease may end in Redis ({@link System#nanoTime()}), by the claim or the renewal answered last.
      */
-    private long leaseEndNanos;
+    private volatile long leaseEndNanos;
+    /** Set once the stop gave up on its handler: no renewal comes any more, and its lease lapses unseen. */
+    private volatile boolean unrenewed;
     private Long rearmAt;
 
     Delivery(String queue, int shard, Claimed job, long leaseEndNanos) {
@@ -82,6 +84,11 @@ final class Delivery implements JobContext {
         leaseLost = true;
     }
 
+    /** No renewal is sent any more ({@code shutdown-timeout} passed): {@link #leaseLost()} tells once it ended. */
+    void stopRenewing() {
+        unrenewed = true;
+    }
+
     /**
      * A renewal succeeded: the lease lasts at least until {@code leaseEndNanos} ({@link System#nanoTime()}). Not the
      * later of the two ends: a renewal sets the lease from its own time, which may end before a claim-ahead's lease.
@@ -122,6 +129,10 @@ final class Delivery implements JobContext {
 
     @Override
     public boolean leaseLost() {
+        // With no renewal timer to notice it, the handler asking is what finds the lease ended.
+        if (!leaseLost && unrenewed && leaseEndedBy(System.nanoTime())) {
+            leaseLost = true;
+        }
         return leaseLost;
     }
 

@@ -1045,7 +1045,8 @@ final class QueueWorker {
 
     /**
      * The stop gave up waiting ({@code shutdown-timeout}): the leases of the handlers still running are no longer
-     * renewed, so that their jobs run elsewhere once the leases ran out, and acks not written (Redis unreachable) are
+     * renewed, so that their jobs run elsewhere once the leases ran out (their {@code leaseLost()} then says so), and
+     * acks not written (Redis unreachable) are
      * not sent again, so that no timer of this worker outlives the stop. Completes once it said what it left behind.
      */
     Future<Void> abandon(Duration shutdownTimeout) {
@@ -1053,6 +1054,7 @@ final class QueueWorker {
         context.runOnContext(v -> {
             abandoned = true;
             vertx.cancelTimer(renewTimer);
+            running.values().forEach(Delivery::stopRenewing);
             // Acks of handlers that finished meanwhile go now; one that fails is not sent again.
             new ArrayList<>(acksToSend.keySet()).forEach(this::sendAcks);
             if (!running.isEmpty()) {
