@@ -24,8 +24,9 @@ import io.quarkiverse.delayedjobs.JobSucceeded;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
- * A synchronous observer that throws does not keep the event from the observers told after it (CDI's {@code fire()}
- * stops at the first that throws), and observers are told in the order of their priorities, within a request context.
+ * A synchronous observer that throws, an exception or an {@link Error}, does not keep the event from the observers told
+ * after it (CDI's {@code fire()} stops at the first that throws), and observers are told in the order of their priorities,
+ * within a request context.
  */
 public class ThrowingObserverTest {
 
@@ -66,8 +67,9 @@ public class ThrowingObserverTest {
             throw new IllegalStateException("first observer fails");
         }
 
+        /** An Error, as an assertion written in an observer throws: the observers after it are told all the same. */
         void firstOfFailures(@Observes @Priority(1) JobFailed event) {
-            throw new IllegalStateException("first observer fails");
+            throw new AssertionError("first observer fails");
         }
 
         void second(@Observes @Priority(2) JobSucceeded event) {

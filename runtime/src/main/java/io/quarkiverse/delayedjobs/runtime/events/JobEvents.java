@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentMap;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.event.Event;
 import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Default;
 import jakarta.enterprise.inject.spi.EventContext;
 import jakarta.enterprise.inject.spi.EventMetadata;
 import jakarta.enterprise.inject.spi.InjectionPoint;
@@ -151,7 +152,10 @@ public class JobEvents implements JobListener {
             for (InjectableObserverMethod<? super T> observer : kind.syncObservers) {
                 try {
                     ((InjectableObserverMethod) observer).notify(context);
-                } catch (Exception e) {
+                } catch (VirtualMachineError e) {
+                    throw e;
+                } catch (Throwable e) {
+                    // An Error too (an AssertionError, a class that failed to load): the observers after it are told.
                     LOG.warnf(e, "An observer of %s failed: %s", event, observer);
                 }
             }
@@ -175,6 +179,9 @@ public class JobEvents implements JobListener {
         }
     }
 
+    /** Those of an event fired without qualifiers, as {@code Event.fire()} fires it. */
+    private static final Set<Annotation> QUALIFIERS = Set.of(Default.Literal.INSTANCE, Any.Literal.INSTANCE);
+
     /** One event type, and which kinds of observers it has: they are known once the application is built. */
     private static final class Kind<T> {
         final Event<T> event;
@@ -186,14 +193,16 @@ public class JobEvents implements JobListener {
 
         Kind(Class<T> type, Event<T> event) {
             this.event = event;
-            List<InjectableObserverMethod<? super T>> observers = Arc.container().resolveObserverMethods(type);
+            // An event fired without qualifiers has @Default and @Any: observers declaring either are told too.
+            List<InjectableObserverMethod<? super T>> observers = Arc.container().resolveObserverMethods(type,
+                    QUALIFIERS.toArray(Annotation[]::new));
             this.syncObservers = observers.stream().filter(o -> !o.isAsync()).sorted().toList();
             this.sync = !syncObservers.isEmpty();
             this.async = observers.stream().anyMatch(o -> o.isAsync());
             this.metadata = new EventMetadata() {
                 @Override
                 public Set<Annotation> getQualifiers() {
-                    return Set.of(Any.Literal.INSTANCE);
+                    return QUALIFIERS;
                 }
 
                 @Override
