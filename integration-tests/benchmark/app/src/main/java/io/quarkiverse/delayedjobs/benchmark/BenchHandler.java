@@ -23,6 +23,6 @@ public class BenchHandler {
 
     @Delayed(QUEUE)
     void run(BenchPayload payload, JobContext context) {
-        tally.started(context);
+        tally.started(payload, context);
     }
 }

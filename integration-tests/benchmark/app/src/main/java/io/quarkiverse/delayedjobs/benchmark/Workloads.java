@@ -106,10 +106,10 @@ final class Workloads {
                 scheduleOverNextMinute(WARM_UP_QUEUE, "warm-up-", n);
                 meter.deleteKeys(keyPrefix + ":{" + WARM_UP_QUEUE + "*");
             }
-            tally.reset(0);
+            tally.reset(n, false);
             issue(n, options.window(), i -> reactive.schedule(BenchHandler.QUEUE, "warm-up-" + i,
                     BenchPayload.of(i, System.currentTimeMillis()), Duration.ZERO).subscribeAsCompletionStage());
-            await("all " + n + " warm-up jobs started", () -> tally.started() >= n);
+            await("all " + n + " warm-up jobs started", () -> tally.distinct() >= n);
             await("queue " + BenchHandler.QUEUE + " drained",
                     () -> scheduler.stats(BenchHandler.QUEUE).running() == 0);
         }
@@ -130,9 +130,13 @@ final class Workloads {
         meter.deleteKeys(keyPrefix + ":{" + ENQUEUE_QUEUE + "*");
     }
 
-    /** Schedules W1's kind of jobs: {@code n} due over the next 60 s to {@code queue}, ids {@code idPrefix + i}. */
+    /**
+     * Schedules W1's kind of jobs: {@code n} due over the minute after the next one to {@code queue}, ids
+     * {@code idPrefix + i}: none comes due while they are scheduled, which would make a system that moves due jobs
+     * without a worker (Redisson's delayed queue) do work the others do not.
+     */
     private void scheduleOverNextMinute(String queue, String idPrefix, int n) {
-        long start = System.currentTimeMillis();
+        long start = System.currentTimeMillis() + 60_000L;
         issue(n, options.window(), i -> {
             long due = start + 60_000L * i / n;
             return reactive.schedule(queue, idPrefix + i, BenchPayload.of(i, due), Instant.ofEpochMilli(due))
@@ -165,7 +169,7 @@ final class Workloads {
     private Map<String, Object> drainBatch(String idPrefix, int n, Map<String, Object> load) {
         double rate = enqueueRate > 0 ? enqueueRate : 5_000;
         long marginMs = (long) (1.5 * n / rate * 1000) + 2_000;
-        tally.reset(0);
+        tally.reset(n, false);
         pause(SETTLE);
         Counters empty = meter.counters();
         long loadStart = System.currentTimeMillis();
@@ -190,7 +194,7 @@ final class Workloads {
         Counters before = meter.counters();
         sleepUntil(first);
         long t0 = System.nanoTime();
-        await("all " + n + " handlers started", () -> tally.started() >= n);
+        await("all " + n + " handlers started", () -> tally.distinct() >= n);
         long handlersNanos = System.nanoTime() - t0;
         await("queue " + BenchHandler.QUEUE + " drained", () -> {
             QueueStats stats = scheduler.stats(BenchHandler.QUEUE);
@@ -202,6 +206,7 @@ final class Workloads {
         extra.put("lastHandlerMs", handlersNanos / 1e6);
         extra.put("loadOverran", overran);
         extra.put("loadRate", load.get("loadRate"));
+        extra.put("duplicates", tally.duplicates());
         return Results.phaseFields(n, wall, before, after, extra);
     }
 
@@ -213,7 +218,7 @@ final class Workloads {
         int perSecond = options.latenessRate();
         int n = perSecond * options.latenessSeconds();
         Duration delay = Duration.ofSeconds(2);
-        tally.reset(n);
+        tally.reset(n, true);
         pause(SETTLE);
         Counters before = meter.counters();
         long t0 = System.nanoTime();
@@ -236,7 +241,7 @@ final class Workloads {
             LockSupport.parkNanos(200_000);
         }
         int scheduled = sent;
-        await("all " + scheduled + " lateness jobs started", () -> tally.started() >= scheduled,
+        await("all " + scheduled + " lateness jobs started", () -> tally.distinct() >= scheduled,
                 delay.plusSeconds(15));
         await("queue " + BenchHandler.QUEUE + " drained",
                 () -> scheduler.stats(BenchHandler.QUEUE).running() == 0, Duration.ofSeconds(15));
@@ -247,11 +252,15 @@ final class Workloads {
         extra.put("expected", n);
         extra.put("scheduled", scheduled);
         extra.put("scheduleFailures", failures.get());
-        extra.put("received", tally.started());
+        extra.put("received", tally.distinct());
+        extra.put("duplicates", tally.duplicates());
         extra.put("p50Ms", Results.percentile(lateness, 50) / 1e3);
         extra.put("p99Ms", Results.percentile(lateness, 99) / 1e3);
         extra.put("maxMs", lateness.length == 0 ? 0 : lateness[lateness.length - 1] / 1e3);
         extra.put("minMs", lateness.length == 0 ? 0 : lateness[0] / 1e3);
+        long[] shift = tally.sortedDueShift();
+        extra.put("dueShiftP50Ms", Results.percentile(shift, 50));
+        extra.put("dueShiftP99Ms", Results.percentile(shift, 99));
         extra.put("latest", tally.latest(5, startMs));
         extra.put("scheduleLinger", ConfigProvider.getConfig()
                 .getOptionalValue("quarkus.delayed-jobs.schedule-linger", String.class).orElse("0"));
@@ -289,7 +298,7 @@ final class Workloads {
                         + probeId + ") returned " + probe);
             }
             long pending = scheduler.stats(BenchHandler.QUEUE).pending();
-            double settleSeconds = settle(keys, settleSha);
+            double settleSeconds = settle(keys, settleSha, size);
             LOG.infof("W6: %d pending jobs loaded in %.1f s, settled in %.1f s (stats says %d pending)", size,
                     loadSeconds, settleSeconds, pending);
             List<Map<String, Object>> drains = new ArrayList<>();
@@ -310,28 +319,30 @@ final class Workloads {
      * a bulk load, Redis is still moving the entries of the big keys' grown hash tables, and the drains would pay for
      * that instead of for the size. Returns the seconds it took.
      */
-    private double settle(QueueKeys keys, String sha) {
+    private double settle(QueueKeys keys, String sha, long pending) {
         long t0 = System.nanoTime();
         for (int s = 0; s < keys.shards(); s++) {
             // In the order of KEYS in common.lua: 1 due, ..., 8 the prefix of the index hashes.
             List<String> shardKeys = keys.shard(s);
-            settleKey(sha, shardKeys.get(0));
+            settleKey(sha, shardKeys.get(0), pending);
             String indexPrefix = shardKeys.get(7);
             for (int b = 0; b < INDEX_HASHES_PER_SHARD; b++) {
-                settleKey(sha, indexPrefix + ":" + b);
+                settleKey(sha, indexPrefix + ":" + b, pending);
             }
         }
         return (System.nanoTime() - t0) / 1e9;
     }
 
-    private void settleKey(String sha, String key) {
-        for (long first = 0;; first += SETTLE_CHUNK) {
+    /** Looks up the entries of a key, a chunk per call; it holds at most {@code most} (each call has a timeout). */
+    private void settleKey(String sha, String key, long most) {
+        for (long first = 0; first <= most; first += SETTLE_CHUNK) {
             long n = meter.send(Request.cmd(Command.EVALSHA).arg(sha).arg(1).arg(key).arg(first).arg(SETTLE_CHUNK))
                     .toLong();
             if (n < SETTLE_CHUNK) {
                 return;
             }
         }
+        throw new IllegalStateException(key + " holds more than the " + most + " entries loaded");
     }
 
     /** The drain of median rate, with the rates of all of them in the order they ran. */

@@ -187,9 +187,13 @@ public final class RawRunner {
             double loadSeconds = (System.nanoTime() - t0) / 1e9;
             loaded = size;
             long t1 = System.nanoTime();
+            // The set holds the 'size' members loaded: a chunk per call, as many calls as that takes, and one more.
             long first = 0;
             while ((long) redis.call("EVALSHA", settleSha, 1, "raw:w6:due", first, SETTLE_CHUNK) == SETTLE_CHUNK) {
                 first += SETTLE_CHUNK;
+                if (first > size) {
+                    throw new IllegalStateException("raw:w6:due holds more than the " + size + " members loaded");
+                }
             }
             double settleSeconds = (System.nanoTime() - t1) / 1e9;
             Map<String, Object> extra = new LinkedHashMap<>();

@@ -27,6 +27,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quarkiverse.delayedjobs.benchmark.measure.Counters;
 import io.quarkiverse.delayedjobs.benchmark.measure.Phases;
 import io.quarkiverse.delayedjobs.benchmark.measure.Results;
+import io.quarkiverse.delayedjobs.benchmark.measure.Seen;
 
 /**
  * The workloads against Redisson's delayed queue: producers offer to an {@link RDelayedQueue}, which moves due
@@ -46,7 +47,6 @@ public final class RedissonRunner {
     private final Results out;
     private final int jobs;
     private final int window;
-    private final ObjectMapper mapper = new ObjectMapper();
     private double enqueueRate;
 
     private RedissonRunner(RedissonClient redisson, Resp meter, Results out, int jobs, int window) {
@@ -132,9 +132,12 @@ public final class RedissonRunner {
         }
     }
 
-    /** Offers W1's kind of elements: {@code n} due over the next 60 s. */
+    /**
+     * Offers W1's kind of elements: {@code n} due over the minute after the next one, so that none comes due while
+     * they are offered (the delayed queue's transfer task would move them meanwhile, work the other systems do not do).
+     */
     private void offerOverNextMinute(RDelayedQueue<String> delayed, int n) {
-        long start = System.currentTimeMillis();
+        long start = System.currentTimeMillis() + 60_000L;
         Phases.issue(n, window, i -> {
             long due = start + 60_000L * i / n;
             return delayed.offerAsync(Payloads.json(i, due), Math.max(1, due - System.currentTimeMillis()),
@@ -167,8 +170,8 @@ public final class RedissonRunner {
         int n = jobs;
         RBlockingQueue<String> queue = redisson.getBlockingQueue("rq-drain");
         RDelayedQueue<String> delayed = redisson.getDelayedQueue(queue);
-        AtomicLong taken = new AtomicLong();
-        Consumers consumers = new Consumers(queue, message -> taken.incrementAndGet());
+        Seen taken = new Seen(n);
+        Consumers consumers = new Consumers(queue, payload -> taken.record(payload.get("seq").asLong()));
         double rate = enqueueRate > 0 ? enqueueRate : 5_000;
         long marginMs = (long) (1.5 * n / rate * 1000) + 2_000;
         Phases.pause(SETTLE);
@@ -190,12 +193,13 @@ public final class RedissonRunner {
         Counters before = meter.counters();
         Phases.sleepUntil(first);
         long t0 = System.nanoTime();
-        Phases.await("all " + n + " elements taken", () -> taken.get() >= n);
+        Phases.await("all " + n + " elements taken", () -> taken.distinct() >= n);
         long wall = System.nanoTime() - t0;
         Counters after = meter.counters();
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("loadOverran", overran);
         extra.put("loadRate", n / ((loadEnd - loadStart) / 1e3));
+        extra.put("duplicates", taken.duplicates());
         out.phase("W2", n, wall, before, after, extra);
         consumers.stop();
         delayed.destroy();
@@ -210,12 +214,14 @@ public final class RedissonRunner {
         RDelayedQueue<String> delayed = redisson.getDelayedQueue(queue);
         long[] lateness = new long[n];
         AtomicInteger recorded = new AtomicInteger();
-        Consumers consumers = new Consumers(queue, message -> {
+        Seen taken = new Seen(n);
+        Consumers consumers = new Consumers(queue, payload -> {
             long now = Phases.nowMicros();
             int i = recorded.getAndIncrement();
             if (i < n) {
-                lateness[i] = now - dueOf(message) * 1_000L;
+                lateness[i] = now - payload.get("due").asLong() * 1_000L;
             }
+            taken.record(payload.get("seq").asLong());
         });
         Phases.pause(SETTLE);
         Counters before = meter.counters();
@@ -240,7 +246,7 @@ public final class RedissonRunner {
             LockSupport.parkNanos(200_000);
         }
         int scheduled = sent;
-        Phases.await("all " + scheduled + " elements taken", () -> recorded.get() >= scheduled,
+        Phases.await("all " + scheduled + " elements taken", () -> taken.distinct() >= scheduled,
                 Duration.ofMillis(delayMs).plusSeconds(15));
         long wall = System.nanoTime() - t0;
         Counters after = meter.counters();
@@ -250,7 +256,8 @@ public final class RedissonRunner {
         extra.put("expected", n);
         extra.put("scheduled", scheduled);
         extra.put("scheduleFailures", failures.get());
-        extra.put("received", (long) recorded.get());
+        extra.put("received", taken.distinct());
+        extra.put("duplicates", taken.duplicates());
         extra.put("p50Ms", Results.percentile(sorted, 50) / 1e3);
         extra.put("p99Ms", Results.percentile(sorted, 99) / 1e3);
         extra.put("maxMs", sorted.length == 0 ? 0 : sorted[sorted.length - 1] / 1e3);
@@ -261,21 +268,12 @@ public final class RedissonRunner {
         meter.deleteKeys("*rq-lateness*");
     }
 
-    private long dueOf(String message) {
-        try {
-            JsonNode payload = mapper.readTree(message);
-            return payload.get("due").asLong();
-        } catch (Exception e) {
-            throw new IllegalStateException("Unreadable payload " + message, e);
-        }
-    }
-
     /** Threads that take from a queue until stopped, reading each payload as JSON like a handler would. */
     private static final class Consumers {
         private final List<Thread> threads = new ArrayList<>();
         private volatile boolean stopped;
 
-        Consumers(RBlockingQueue<String> queue, Consumer<String> handler) {
+        Consumers(RBlockingQueue<String> queue, Consumer<JsonNode> handler) {
             ObjectMapper mapper = new ObjectMapper();
             long deadline = System.nanoTime() + Phases.PHASE_LIMIT.multipliedBy(2).toNanos();
             for (int i = 0; i < CONCURRENCY; i++) {
@@ -292,12 +290,13 @@ public final class RedissonRunner {
                             }
                             throw e;
                         }
+                        JsonNode payload;
                         try {
-                            mapper.readTree(message);
+                            payload = mapper.readTree(message);
                         } catch (Exception e) {
                             throw new IllegalStateException("Unreadable payload " + message, e);
                         }
-                        handler.accept(message);
+                        handler.accept(payload);
                     }
                 }, "redisson-consumer-" + i);
                 thread.setDaemon(true);

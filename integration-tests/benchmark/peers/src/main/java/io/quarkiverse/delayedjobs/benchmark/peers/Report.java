@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -95,6 +96,15 @@ public final class Report {
                     Files.copy(chart, images.resolve(image), StandardCopyOption.REPLACE_EXISTING);
                 }
             }
+            // The figures of the page, kept beside it so that it can be checked against them.
+            Path attachments = Path.of(docs, "attachments");
+            Files.createDirectories(attachments);
+            for (String file : List.of("results.jsonl", "machine.properties")) {
+                Path stored = dir.resolve(file);
+                if (Files.exists(stored)) {
+                    Files.copy(stored, attachments.resolve("benchmark-" + file), StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
             Path page = Path.of(docs, "pages", "performance.adoc");
             Files.createDirectories(page.getParent());
             Files.writeString(page, report.asciidoc(), StandardCharsets.UTF_8);
@@ -108,11 +118,16 @@ public final class Report {
         return r.path("variant").asText("");
     }
 
+    /**
+     * The results of a system's workload that {@code filter} accepts, but a drain whose loading ran past its due time
+     * (its rate would count jobs drained before the clock started): those are left out, and {@link #summary()} says how
+     * many.
+     */
     private List<JsonNode> select(String system, String workload, Predicate<JsonNode> filter) {
         List<JsonNode> out = new ArrayList<>();
         for (JsonNode r : results) {
             if (system.equals(r.path("system").asText()) && workload.equals(r.path("workload").asText())
-                    && filter.test(r)) {
+                    && !r.path("loadOverran").asBoolean(false) && filter.test(r)) {
                 out.add(r);
             }
         }
@@ -462,8 +477,8 @@ public final class Report {
         OptionalDouble max = median(US, workload, "maxMs");
         OptionalDouble cpu = median(US, workload, "cpuPerJobUs");
         List<JsonNode> runs = select(US, workload, r -> true);
-        boolean all = !runs.isEmpty()
-                && runs.stream().allMatch(r -> r.path("received").asLong() == r.path("expected").asLong());
+        boolean all = !runs.isEmpty() && runs.stream().allMatch(r -> r.path("received").asLong() == r.path("expected")
+                .asLong() && r.path("duplicates").asLong(0) == 0);
         return List.of(title, "p99 ≤ 5 ms, max ≤ 25 ms, all received, ≤ 40 µs/job",
                 "p99 " + decimal(p99, 1) + " ms, max " + decimal(max, 1) + " ms, " + (all ? "all" : "not all")
                         + " received, " + decimal(cpu, 1) + " µs/job",
@@ -643,8 +658,36 @@ public final class Report {
     }
 
     private String summary() {
-        return String.format(Locale.ROOT, "%s; %d run(s), medians shown. Command: `%s`", machine.getProperty("date",
-                "date unknown"), runs(), machine.getProperty("command", "integration-tests/benchmark/run.sh"));
+        return String.format(Locale.ROOT, "%s; %d run(s), medians shown%s. Command: `%s`", machine.getProperty("date",
+                "date unknown"), runs(), shortfalls(),
+                machine.getProperty("command",
+                        "integration-tests/benchmark/run.sh"));
+    }
+
+    /**
+     * What the medians lack: the drains left out because their loading overran, and the workloads of a system with
+     * fewer results than runs (a runner that failed in a run); empty when nothing is missing.
+     */
+    private String shortfalls() {
+        List<String> notes = new ArrayList<>();
+        long overran = results.stream().filter(r -> r.path("loadOverran").asBoolean(false)).count();
+        if (overran > 0) {
+            notes.add(overran + " drain(s) left out, their loading having run past their due time");
+        }
+        int runs = runs();
+        Map<String, Long> counts = new TreeMap<>();
+        for (JsonNode r : results) {
+            String workload = r.path("workload").asText();
+            if (!"W6".equals(workload) && !"raw".equals(r.path("system").asText())) {
+                counts.merge(r.path("system").asText() + " " + workload, 1L, Long::sum);
+            }
+        }
+        counts.forEach((what, n) -> {
+            if (n < runs) {
+                notes.add(what + " of " + n + " run(s)");
+            }
+        });
+        return notes.isEmpty() ? "" : " (" + String.join("; ", notes) + ")";
     }
 
     private String machineText(String bullet) {
@@ -700,7 +743,9 @@ public final class Report {
                 + " `--systems quarkus,bullmq,redisson,raw`, `--workloads W1,...,W6`, `--quick` for a short"
                 + " smoke run. It needs `redis-server` and `redis-benchmark`, JDK 17, Node 20 with npm, and"
                 + " `python3`.\n\n");
-        adoc.append("== Results\n\n").append(summary().replace("`", "+")).append("\n\n");
+        adoc.append("== Results\n\n").append(summary().replace("`", "+")).append(" The figures below come from"
+                + " xref:attachment$benchmark-results.jsonl[the run's results] (one JSON line per phase) on"
+                + " xref:attachment$benchmark-machine.properties[this machine].\n\n");
         String cols = "3,2,2" + ",2,1".repeat(PEERS.size()) + ",1".repeat(SYSTEMS.size());
         adoc.append(asciidocTable(cols, header(), cells()));
         adoc.append("\nRatio = ours ÷ peer: above 1 is better for rates; below 1 is better for lateness, memory, idle"
@@ -737,11 +782,14 @@ public final class Report {
                 system runs two unmeasured rounds, each of 100,000 jobs of W1's kind (then deleted) and 100,000 due at
                 once that it runs, so that its JIT (HotSpot, V8) has compiled the paths of both kinds of job.
 
-                W1 enqueue:: 100,000 jobs due over the next 60 s, each with its own id, to a queue nobody consumes.
+                W1 enqueue:: 100,000 jobs due over the minute after the next one (none comes due while they are
+                scheduled), each with its own id, to a queue nobody consumes.
                 W2 drain:: 100,000 jobs due within 100 ms from a moment a few seconds ahead (chosen so that loading
                 them ends before), in the order they are scheduled; one instance with concurrency 16; from that moment
                 until the last acknowledgement (Redisson has none: until the last element is taken).
-                W3 lateness:: 1,000 jobs/s for 20 s, each due 2 s after it was scheduled; handler start minus due time.
+                W3 lateness:: 1,000 jobs/s for 20 s, each due 2 s after it was scheduled; handler start minus the due
+                time its producer asked for (carried in the payload, the same for every system), and every job must
+                arrive, once.
                 W3L:: W3 again, for this extension only, in an instance whose producer lingers
                 (`quarkus.delayed-jobs.schedule-linger`, an opt-in setting: each schedule call may wait that long for
                 others, and then every shard's jobs go together).
