@@ -743,7 +743,7 @@ public final class Report {
                 + " `--systems quarkus,bullmq,redisson,raw`, `--workloads W1,...,W6`, `--quick` for a short"
                 + " smoke run. It needs `redis-server` and `redis-benchmark`, JDK 17, Node 20 with npm, and"
                 + " `python3`.\n\n");
-        adoc.append("== Results\n\n").append(summary().replace("`", "+")).append(" The figures below come from"
+        adoc.append("== Results\n\n").append(summary().replace("`", "+")).append(". The figures below come from"
                 + " xref:attachment$benchmark-results.jsonl[the run's results] (one JSON line per phase) on"
                 + " xref:attachment$benchmark-machine.properties[this machine].\n\n");
         String cols = "3,2,2" + ",2,1".repeat(PEERS.size()) + ",1".repeat(SYSTEMS.size());
