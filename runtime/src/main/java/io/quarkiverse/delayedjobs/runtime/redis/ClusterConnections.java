@@ -483,14 +483,20 @@ public final class ClusterConnections implements StoreConnection {
     public Future<JobStore.OwnClient> newClient() {
         return owners().compose(map -> {
             long now = System.nanoTime();
-            long recentNanos = TimeUnit.MILLISECONDS.toNanos(2 * SharedConnection.CONNECT_TIMEOUTS * timeoutMs);
-            String[] answering = Arrays.stream(map).filter(e -> e != null && now - lostAt.getOrDefault(e,
-                    now - recentNanos) >= recentNanos).toArray(String[]::new);
+            long lately = TimeUnit.MILLISECONDS.toNanos(2 * SharedConnection.CONNECT_TIMEOUTS * timeoutMs);
+            String[] answering = Arrays.stream(map).filter(e -> e != null && !lostWithin(e, lately, now))
+                    .toArray(String[]::new);
             String endpoint = nextMaster(answering.length > 0 ? answering : map);
             return endpoint == null ? Future.failedFuture("The Redis Cluster's slot map names no master")
                     : Future.succeededFuture(new JobStore.OwnClient(Redis.createClient(vertx, nodeOptions(endpoint)),
                             endpoint));
         });
+    }
+
+    /** Whether the connection to {@code endpoint} was given up within {@code nanos} before {@code now}. */
+    private boolean lostWithin(String endpoint, long nanos, long now) {
+        Long at = lostAt.get(endpoint);
+        return at != null && now - at < nanos;
     }
 
     /**

@@ -314,7 +314,7 @@ final class QueueWorker {
             }
         }
         if (due == 0) {
-            armWakeTimer(leadMs);
+            armWakeTimer(leadMs, now);
             return;
         }
         // Deliveries in hand: handed to a handler or waiting for one, not those held until they are due.
@@ -371,14 +371,7 @@ final class QueueWorker {
             // masters keep a timer for their earliest known job, rather than wait for the round to be back. (With one
             // server, what holds up one claim holds up all; and the timer would split the rounds of a busy queue into
             // more, smaller claims: W1 lost a quarter of its rate so.)
-            long later = nextFullCheck;
-            for (int shard = 0; shard < nextDue.length; shard++) {
-                long at = claimFrom(shard, leadMs);
-                if (!claiming[shard] && at > now) {
-                    later = Math.min(later, at);
-                }
-            }
-            armWakeTimerAt(later);
+            armWakeTimer(leadMs, now);
         }
     }
 
@@ -491,13 +484,13 @@ final class QueueWorker {
         throw new IllegalStateException("no due shard");
     }
 
-    /** Sleeps until the next full look, or until a shard's earliest job is {@code leadMs} from due. */
-    private void armWakeTimer(long leadMs) {
-        armWakeTimerAt(wakeTarget(leadMs));
-    }
-
-    /** Arms the wake timer for {@code target} (Redis clock, ms), unless it is armed for that time or earlier. */
-    private void armWakeTimerAt(long target) {
+    /**
+     * Sleeps until the next full look, or until the earliest job of a shard not being claimed is {@code leadMs} from
+     * due, after {@code now} (those due by then are being claimed, or wait for free handlers), unless the timer is
+     * armed for that time or earlier.
+     */
+    private void armWakeTimer(long leadMs, long now) {
+        long target = wakeTarget(leadMs, now);
         if (wakeTimer != null) {
             if (wakeAt <= target) {
                 return;
@@ -515,11 +508,12 @@ final class QueueWorker {
         });
     }
 
-    private long wakeTarget(long leadMs) {
+    private long wakeTarget(long leadMs, long now) {
         long target = nextFullCheck;
         for (int shard = 0; shard < nextDue.length; shard++) {
-            if (!claiming[shard]) {
-                target = Math.min(target, claimFrom(shard, leadMs));
+            long at = claimFrom(shard, leadMs);
+            if (!claiming[shard] && at > now) {
+                target = Math.min(target, at);
             }
         }
         return target;
@@ -1046,8 +1040,8 @@ final class QueueWorker {
     /**
      * The stop gave up waiting ({@code shutdown-timeout}): the leases of the handlers still running are no longer
      * renewed, so that their jobs run elsewhere once the leases ran out (their {@code leaseLost()} then says so), and
-     * acks not written (Redis unreachable) are
-     * not sent again, so that no timer of this worker outlives the stop. Completes once it said what it left behind.
+     * acks not written (Redis unreachable) are not sent again, so that no timer of this worker outlives the stop.
+     * Completes once it said what it left behind.
      */
     Future<Void> abandon(Duration shutdownTimeout) {
         Promise<Void> said = Promise.promise();
