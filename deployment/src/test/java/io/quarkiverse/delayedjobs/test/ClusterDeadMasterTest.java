@@ -37,7 +37,7 @@ public class ClusterDeadMasterTest {
     static final List<String> NODES = RedisTestServer.clusterWithReplicasUrls("dead-master", 60_000);
     static final QueueKeys KEYS = new QueueKeys("dead", "gone", 8);
     static final String DEAD = NODES.stream()
-            .filter(url -> RedisTestServer.command(url, "INFO", "replication").contains("role:master")
+            .filter(url -> RedisTestServer.isMaster(url)
                     && RedisTestServer.holds(url, KEYS.shardCountKey()))
             .findFirst().orElseThrow();
 

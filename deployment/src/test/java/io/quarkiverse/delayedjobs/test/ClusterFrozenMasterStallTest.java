@@ -46,7 +46,7 @@ public class ClusterFrozenMasterStallTest {
     static final QueueKeys STALL = new QueueKeys("frozen-stall", "stall", 64);
     /** A master that holds some of the shards of 'late' but not all (and, with 64 shards, several of 'stall'). */
     static final String FROZEN = NODES.stream()
-            .filter(url -> RedisTestServer.command(url, "INFO", "replication").contains("role:master")
+            .filter(url -> RedisTestServer.isMaster(url)
                     && IntStream.range(0, SHARDS).anyMatch(s -> RedisTestServer.holds(url, LATE.shard(s).get(0)))
                     && IntStream.range(0, SHARDS).anyMatch(s -> !RedisTestServer.holds(url, LATE.shard(s).get(0))))
             .findFirst().orElseThrow();

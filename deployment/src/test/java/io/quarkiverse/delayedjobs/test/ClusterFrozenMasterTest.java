@@ -30,7 +30,7 @@ public class ClusterFrozenMasterTest {
 
     static final List<String> NODES = RedisTestServer.clusterWithReplicasUrls("frozen-master");
     static final String FROZEN = NODES.stream()
-            .filter(url -> RedisTestServer.command(url, "INFO", "replication").contains("role:master")).findFirst()
+            .filter(RedisTestServer::isMaster).findFirst()
             .orElseThrow();
 
     @RegisterExtension
@@ -74,7 +74,7 @@ public class ClusterFrozenMasterTest {
                         .until(() -> scheduler.schedule("frozen", id, "payload", Duration.ZERO) != null);
             }
             await().atMost(Duration.ofSeconds(30))
-                    .until(() -> RedisTestServer.command(replica, "INFO", "replication").contains("role:master"));
+                    .until(() -> RedisTestServer.isMaster(replica));
             // Within a poll interval and the 5 s a heartbeat has to come back, when the subscription was on the frozen
             // node: the worker learns of the jobs only then.
             await().atMost(Duration.ofSeconds(20)).until(() -> Recorder.ran.containsAll(ids));

@@ -42,7 +42,7 @@ public class ClusterNodeDownTest {
      * the master of slot 0.
      */
     static final String FROZEN = NODES.stream()
-            .filter(url -> RedisTestServer.command(url, "INFO", "replication").contains("role:master")
+            .filter(url -> RedisTestServer.isMaster(url)
                     && RedisTestServer.holds(url, "down:{lost}:shards"))
             .findFirst().orElseThrow();
     static final int SHARDS = 8;
@@ -102,12 +102,12 @@ public class ClusterNodeDownTest {
             assertEquals("UP", readiness.getString("status"), readiness.encode());
             assertEquals(frozenShards.toString(), readiness.getJsonObject("data").getString("failing shards"),
                     readiness.encode());
-            assertFalse(RedisTestServer.command(replica, "INFO", "replication").contains("role:master"),
+            assertFalse(RedisTestServer.isMaster(replica),
                     "the replica took over before the other shards' jobs ran and readiness answered: the test proves"
                             + " nothing");
 
             await().atMost(Duration.ofSeconds(40))
-                    .until(() -> RedisTestServer.command(replica, "INFO", "replication").contains("role:master"));
+                    .until(() -> RedisTestServer.isMaster(replica));
             // The frozen master's shards are served by its replica now.
             for (String id : onFrozen) {
                 await().atMost(Duration.ofSeconds(20)).ignoreExceptions()

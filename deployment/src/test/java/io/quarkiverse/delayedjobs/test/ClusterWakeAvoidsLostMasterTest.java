@@ -29,7 +29,7 @@ public class ClusterWakeAvoidsLostMasterTest {
 
     static final List<String> NODES = RedisTestServer.clusterWithReplicasUrls("wake-avoids-lost", 60_000);
     static final List<String> MASTERS = NODES.stream()
-            .filter(url -> RedisTestServer.command(url, "INFO", "replication").contains("role:master")).toList();
+            .filter(RedisTestServer::isMaster).toList();
     static final QueueKeys KEYS = new QueueKeys("wake-avoids-lost", "watched", 8);
 
     @RegisterExtension

@@ -144,8 +144,7 @@ public final class RedisTestServer {
         for (String url : urls) {
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> command(url, "CLUSTER", "INFO")
                     .contains("cluster_state:ok")
-                    && (command(url, "INFO", "replication").contains("role:master")
-                            || command(url, "INFO", "replication").contains("master_link_status:up")));
+                    && (isMaster(url) || command(url, "INFO", "replication").contains("master_link_status:up")));
         }
         return urls;
     }
@@ -249,6 +248,11 @@ public final class RedisTestServer {
         String stats = redis.execute("INFO", "commandstats").toString();
         Matcher calls = Pattern.compile("cmdstat_evalsha:calls=(\\d+)").matcher(stats);
         return calls.find() ? Long.parseLong(calls.group(1)) : 0;
+    }
+
+    /** Whether the server at {@code url} is a master now (one that a failover promoted too). */
+    public static boolean isMaster(String url) {
+        return command(url, "INFO", "replication").contains("role:master");
     }
 
     /**
