@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import jakarta.inject.Inject;
@@ -26,9 +27,10 @@ import io.quarkus.test.QuarkusUnitTest;
 import io.smallrye.common.annotation.NonBlocking;
 
 /**
- * A job claimed ahead whose lease ends while the worker's thread is stalled past it (a long GC pause or a frozen VM,
- * here a handler that holds the worker's event loop) does not start on that claim once the thread goes on: another
- * instance may have claimed and run it meanwhile. It is handed back, and runs on a claim of its own.
+ * A job whose lease ends while the worker's thread is stalled past it (a long GC pause or a frozen VM, here a handler
+ * that holds the worker's event loop) does not start on that claim once the thread goes on: another instance may have
+ * claimed and run it meanwhile. It is handed back, and runs on a claim of its own. So for a job claimed ahead, held
+ * until its due time, and for one handed to its handler's thread before the stall, which takes it up after.
  */
 public class PausedPastLeaseTest {
 
@@ -36,12 +38,23 @@ public class PausedPastLeaseTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Stall.class, RedisTestServer.class))
+            .withApplicationRoot(jar -> jar.addClasses(Stall.class, Lapse.class, RedisTestServer.class))
             .overrideConfigKey("quarkus.redis.hosts", URL)
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "paused")
             .overrideConfigKey("quarkus.delayed-jobs.queues.stalled.shards", "1")
             .overrideConfigKey("quarkus.delayed-jobs.queues.stalled.lease", "3s")
-            .overrideConfigKey("quarkus.delayed-jobs.queues.stalled.claim-ahead", "1s");
+            .overrideConfigKey("quarkus.delayed-jobs.queues.stalled.claim-ahead", "1s")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.lapsing.shards", "1")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.lapsing.lease", "3s")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.lapsing.claim-ahead", "0s");
+
+    /** Holds the event loop it runs on for five seconds: a pause, not a wait for anything. */
+    static void stallFiveSeconds() {
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(5000);
+        while (System.nanoTime() - end < 0) {
+            LockSupport.parkNanos(end - System.nanoTime());
+        }
+    }
 
     static class Stall {
         /** "job deliveryId", per delivery. */
@@ -55,10 +68,24 @@ public class PausedPastLeaseTest {
             deliveries.add(job.id() + " " + job.deliveryId());
             if (job.id().equals("stall") && job.attempt() == 1) {
                 stalling.countDown();
-                long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(5000); // a pause, not a wait for anything
-                while (System.nanoTime() - end < 0) {
-                    LockSupport.parkNanos(end - System.nanoTime());
-                }
+                stallFiveSeconds();
+            }
+        }
+    }
+
+    static class Lapse {
+        static final List<String> deliveries = new CopyOnWriteArrayList<>();
+        static final AtomicReference<String> stalled = new AtomicReference<>();
+        static final CountDownLatch stalling = new CountDownLatch(1);
+
+        /** The first job to start stalls the loop, whichever of the two the claim put first. */
+        @NonBlocking
+        @Delayed("lapsing")
+        void run(JobContext job) {
+            deliveries.add(job.id() + " " + job.deliveryId());
+            if (stalled.compareAndSet(null, job.id())) {
+                stalling.countDown();
+                stallFiveSeconds();
             }
         }
     }
@@ -82,5 +109,22 @@ public class PausedPastLeaseTest {
         List<String> held = Stall.deliveries.stream().filter(d -> d.startsWith("held ")).toList();
         assertEquals(1, held.size(), Stall.deliveries::toString);
         assertNotEquals("held stalled/0/" + stalledToken, held.get(0), "started on the claim whose lease ended");
+    }
+
+    @Test
+    void aJobHandedToItsThreadBeforeAStallStartsOnANewClaim() throws Exception {
+        // Due in the same ms, with nothing claimed ahead: one claim takes both and hands both to the event loop at
+        // once. The first to start stalls the loop; the other is taken up only after that, past its lease.
+        Instant due = Instant.now().plusMillis(500);
+        scheduler.schedule("lapsing", "one", null, due);
+        scheduler.schedule("lapsing", "two", null, due);
+        assertTrue(Lapse.stalling.await(10, TimeUnit.SECONDS));
+        String waiter = Lapse.stalled.get().equals("one") ? "two" : "one";
+        String jobs = new QueueKeys("paused", "lapsing", 1).shard(0).get(2);
+        String stalledToken = RedisTestServer.command(URL, "HGET", jobs, waiter).split("\\|", 4)[2];
+        await().atMost(Duration.ofSeconds(30)).until(() -> scheduler.find("lapsing", waiter).isEmpty());
+        List<String> waited = Lapse.deliveries.stream().filter(d -> d.startsWith(waiter + " ")).toList();
+        assertEquals(1, waited.size(), Lapse.deliveries::toString);
+        assertNotEquals(waiter + " lapsing/0/" + stalledToken, waited.get(0), "started on the claim whose lease ended");
     }
 }

@@ -7,13 +7,15 @@ import io.quarkiverse.delayedjobs.JobContext;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Claimed;
 
 /**
- * One delivery of a claimed job: the {@link JobContext} of its handler, and whether it started or was handed back.
+ * One delivery of a claimed job: the {@link JobContext} of its handler, and whether it started, was handed back, or
+ * lapsed (its lease ended before its handler could start).
  */
 final class Delivery implements JobContext {
 
     private static final int CLAIMED = 0;
     private static final int STARTED = 1;
     private static final int HANDED_BACK = 2;
+    private static final int LAPSED = 3;
 
     private final String queue;
     private final int shard;
@@ -48,8 +50,16 @@ final class Delivery implements JobContext {
         return job;
     }
 
-    /** Called on the handler's thread right before it runs: false when the job was handed back meanwhile. */
+    /**
+     * Called on the handler's thread right before it runs: false when the job was handed back meanwhile, or when its
+     * lease ended since it was handed to the handler's thread ({@link #lapsed()}; this process was paused, or its
+     * renewals went unanswered), so that another worker may have claimed and run it.
+     */
     boolean start() {
+        if (leaseEndedBy(System.nanoTime()) && state.compareAndSet(CLAIMED, LAPSED)) {
+            leaseLost = true;
+            return false;
+        }
         if (state.compareAndSet(CLAIMED, STARTED)) {
             startedNanos = System.nanoTime();
             return true;
@@ -67,8 +77,9 @@ final class Delivery implements JobContext {
         return state.compareAndSet(CLAIMED, HANDED_BACK);
     }
 
-    boolean handedBack() {
-        return state.get() == HANDED_BACK;
+    /** Whether its lease ended before its handler started: it never starts, and whoever dispatched it hands it back. */
+    boolean lapsed() {
+        return state.get() == LAPSED;
     }
 
     /** The next occurrence to arm when this delivery of a recurring job ends; null for a plain job or a last one. */

@@ -33,6 +33,15 @@ final class HandlerDispatcher {
         }
     }
 
+    /** The delivery's lease ended before its handler could start: the caller hands the job back. */
+    static final class LapsedException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        LapsedException() {
+            super("its lease ended before its handler started", null, false, false);
+        }
+    }
+
     private final HandlerDefinition handler;
     private final PayloadCodec.Reader payloadReader;
     private final JobListener listener;
@@ -65,8 +74,9 @@ final class HandlerDispatcher {
 
     /**
      * Reads the payload and runs the handler, both on the handler's thread; the future completes when the handler
-     * returned or its asynchronous result completed, and fails with {@link UnreadablePayloadException} when the
-     * payload cannot be read. It never completes for a delivery handed back before it started. A blocking handler
+     * returned or its asynchronous result completed, fails with {@link UnreadablePayloadException} when the payload
+     * cannot be read, and with {@link LapsedException} when the delivery's lease ended before the handler's thread
+     * took it up. It never completes for a delivery handed back before it started. A blocking handler
      * runs on one of the {@code runners}, started when fewer than {@code wantedRunners} run. Its lateness is measured
      * by the Redis clock, which due times follow: this JVM's clock plus {@code clockOffsetMs}.
      */
@@ -88,6 +98,9 @@ final class HandlerDispatcher {
 
     private void invoke(Delivery delivery, Promise<Void> done, long clockOffsetMs) {
         if (!delivery.start()) {
+            if (delivery.lapsed()) {
+                done.fail(new LapsedException());
+            }
             return;
         }
         try {

@@ -125,7 +125,7 @@ final class QueueWorker {
      * Averages (ms) that size the jobs claimed ahead and the blocking runners: a handler's own time, from its start
      * to its end, and a claim's round trip. The handler time is unknown until one finished.
      */
-    private double handlerMs = Double.NaN;
+    private double meanHandlerMs = Double.NaN;
     private double claimRoundTripMs = 1;
     /** Handlers report here from their own threads; one event-loop task takes all that arrived. */
     private final Queue<Finished> finishedQueue = new ConcurrentLinkedQueue<>();
@@ -418,7 +418,7 @@ final class QueueWorker {
 
     /** The jobs the handlers get through within {@code ms}, by their average time so far; 0 while that is unknown. */
     private double handledWithin(double ms) {
-        return Double.isNaN(handlerMs) ? 0 : settings.concurrency() * ms / Math.max(handlerMs, 0.001);
+        return Double.isNaN(meanHandlerMs) ? 0 : settings.concurrency() * ms / Math.max(meanHandlerMs, 0.001);
     }
 
     /**
@@ -426,10 +426,10 @@ final class QueueWorker {
      * the jobs handed over to about a millisecond of work each.
      */
     private int runnersWanted() {
-        if (Double.isNaN(handlerMs)) {
+        if (Double.isNaN(meanHandlerMs)) {
             return active();
         }
-        return (int) Math.ceil(active() * handlerMs / RUNNER_WORK_MS);
+        return (int) Math.ceil(active() * meanHandlerMs / RUNNER_WORK_MS);
     }
 
     private static double average(double average, double sample) {
@@ -662,7 +662,6 @@ final class QueueWorker {
     private void takeFinished() {
         finishedTaskPending.set(false);
         for (Finished f; (f = finishedQueue.poll()) != null;) {
-            handlerMs = average(handlerMs, f.handlerMs());
             finished(f.delivery(), f.failure(), f.handlerMs());
         }
         startWaiting();
@@ -673,6 +672,15 @@ final class QueueWorker {
     /** Records the outcome of a delivery; the caller starts waiting jobs and pumps. */
     private void finished(Delivery delivery, Throwable failure, double handlerMs) {
         running.remove(key(delivery.shard(), delivery.token()));
+        if (delivery.lapsed()) {
+            // Checked at dispatch, the lease ended before the handler's thread took the job up: another worker may
+            // have claimed it meanwhile. Handed back, fenced by its token, it runs on a claim of its own.
+            LOG.warnf("%s: its lease ended before its handler started (this process paused past it, or its renewals"
+                    + " went unanswered); handed back", delivery);
+            release(delivery.shard(), List.<String[]> of(claimOf(delivery)));
+            return;
+        }
+        meanHandlerMs = average(meanHandlerMs, handlerMs);
         if (failure == null && delivery.leaseLost()) {
             // The handler was told its outcome may not be recorded, and may have stopped early on it: its success
             // does not remove the job, which runs again, as after a failure (fenced: a job another delivery now
