@@ -158,8 +158,9 @@ def main(host, port, prefix, scripts_dir):
 
         now_payload = json.dumps({"customerId": 42, "language": "en"}, separators=(",", ":"))
         created = queue.schedule("help-email:42", now_payload, 0, "in")
-        expect(isinstance(created, list) and len(created) == 2 and created[0] == "CREATED"
-               and isinstance(created[1], int), "schedule of help-email:42 should answer [CREATED, due]", created)
+        expect(isinstance(created, list) and len(created) == 3 and created[0] == "CREATED"
+               and isinstance(created[1], int) and isinstance(created[2], int) and created[2] // 1000 <= created[1],
+               "schedule of help-email:42 should answer [CREATED, due, the server's clock in us]", created)
         facts["help-email:42 due"] = created[1]
 
         later_payload = json.dumps({"customerId": 43, "language": "fr"}, separators=(",", ":"))
@@ -171,11 +172,13 @@ def main(host, port, prefix, scripts_dir):
         # This time with the bucket computed here; find and cancel compute it in Redis, so they check that it agrees.
         facts["bucket of help-email:43"] = queue.bucket_of("help-email:43")
         later = queue.schedule("help-email:43", later_payload, 2000, "in", bucket=queue.bucket_of("help-email:43"))
-        expect(isinstance(later, list) and len(later) == 2 and later[0] == "CREATED" and isinstance(later[1], int),
-               "schedule of help-email:43 should answer [CREATED, due]", later)
+        expect(isinstance(later, list) and len(later) == 3 and later[0] == "CREATED" and isinstance(later[1], int)
+               and isinstance(later[2], int) and later[2] // 1000 + 2000 <= later[1],
+               "schedule of help-email:43 should answer [CREATED, due, the server's clock in us]", later)
         due = later[1]
         again = queue.schedule("help-email:43", later_payload, 0, "in")
-        expect(again == ["KEPT", due], "scheduling help-email:43 again with KEEP should answer [KEPT, %d]" % due, again)
+        expect(again[:2] == ["KEPT", due] and len(again) == 3,
+               "scheduling help-email:43 again with KEEP should answer [KEPT, %d, clock]" % due, again)
 
         found = queue.find("help-email:43")
         expect(found == ["PENDING", "%d|0||%s" % (due, later_payload), None, None, due],

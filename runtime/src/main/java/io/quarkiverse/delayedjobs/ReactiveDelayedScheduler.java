@@ -17,8 +17,8 @@ import io.smallrye.mutiny.Uni;
 public interface ReactiveDelayedScheduler {
 
     /**
-     * Schedules a job due after {@code delay}, measured from the Redis server's clock; an existing job with that id is
-     * kept ({@link OnConflict#KEEP}).
+     * Schedules a job due after {@code delay}, counted from this call by the Redis server's clock; an existing job
+     * with that id is kept ({@link OnConflict#KEEP}).
      */
     default Uni<ScheduleResult> schedule(String queue, String id, Object payload, Duration delay) {
         return schedule(queue, id, payload, delay, OnConflict.KEEP);
@@ -33,7 +33,8 @@ public interface ReactiveDelayedScheduler {
     }
 
     /**
-     * Schedules a job due after {@code delay}, measured from the Redis server's clock.
+     * Schedules a job due after {@code delay}, counted from this call by the Redis server's clock (never due before
+     * the delay passed by that clock; see the concepts page of the docs, "Never early").
      *
      * @param queue the queue, matching {@code [A-Za-z0-9._-]{1,64}}
      * @param id the job id chosen by the caller, at most 512 bytes in UTF-8

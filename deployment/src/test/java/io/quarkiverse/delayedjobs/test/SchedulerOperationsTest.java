@@ -38,7 +38,8 @@ public class SchedulerOperationsTest {
     static final QuarkusUnitTest test = new QuarkusUnitTest()
             .withApplicationRoot(jar -> jar.addClasses(RedisTestServer.class))
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
-            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "operations");
+            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "operations")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.one-shard.shards", "1");
 
     static final String QUEUE = "parked";
     static final Instant T1 = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.MILLIS);
@@ -177,6 +178,24 @@ public class SchedulerOperationsTest {
             due = scheduler.find(QUEUE, now).orElseThrow().dueAt().toEpochMilli() * 1000;
             assertTrue(due <= after, now + " is due " + (due - after) + " µs after the schedule call returned");
         }
+    }
+
+    @Test
+    void aDelayCountsFromTheCallNotFromWhenRedisGetsTheJob() {
+        // A shard's first delays are measured by the script, and a quick answer tells this instance the Redis clock
+        // (the first call of a JVM is rarely quick).
+        for (int i = 0; i < 50; i++) {
+            scheduler.schedule("one-shard", "clock-read-" + i, "x", Duration.ofSeconds(60));
+        }
+        long before = redisMicros();
+        // Redis takes no command for 300 ms: the next call waits for it, as behind a busy server or connection.
+        assertEquals("+OK", RedisTestServer.command(RedisTestServer.sharedUrl(), "CLIENT", "PAUSE", "300", "ALL"));
+        scheduler.schedule("one-shard", "held-up", "x", Duration.ofSeconds(60));
+        long after = redisMicros();
+        assertTrue(after - before >= 300_000, "the call was not held up: " + (after - before) + " µs");
+        long due = scheduler.find("one-shard", "held-up").orElseThrow().dueAt().toEpochMilli() * 1000;
+        assertTrue(due >= before + 60_000_000, "due " + (before + 60_000_000 - due) + " µs early");
+        assertTrue(due < before + 60_100_000, "due " + (due - before - 60_000_000) + " µs after the call's minute");
     }
 
     @Test

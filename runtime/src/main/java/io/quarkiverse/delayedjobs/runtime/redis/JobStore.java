@@ -501,14 +501,21 @@ public class JobStore implements AutoCloseable {
     }
 
     /**
-     * A reading of a Redis server's clock (µs) and the {@link System#nanoTime()} at which the answer carrying it
-     * arrived here. That clock has run at least as long since as this JVM's.
+     * A reading of a Redis server's clock (µs since the epoch), taken while a call sent at {@code sentNanos} ran, and
+     * the {@link System#nanoTime()} at which its answer arrived here: since the answer that clock has run at least as
+     * long as this JVM's, and since the call was sent at most as long (given clocks that run at the same rate).
      */
-    public record ClockReading(long redisMicros, long receivedNanos) {
+    public record ClockReading(long redisMicros, long sentNanos, long receivedNanos) {
 
         /** A lower bound of that server's clock now, in µs. */
         public long atLeastMicros() {
             return redisMicros + (System.nanoTime() - receivedNanos) / 1000;
+        }
+
+        /** An upper bound of that server's clock at {@code nanos} of this JVM, before or after the call, in µs. */
+        public long atMostMicros(long nanos) {
+            // Rounded up, as the µs Redis read may have been all but over.
+            return redisMicros + 1 - Math.floorDiv(sentNanos - nanos, 1000);
         }
     }
 
@@ -601,8 +608,9 @@ public class JobStore implements AutoCloseable {
                     request.acks().size()));
             addAcks(args, request.acks());
         }
+        long sentNanos = System.nanoTime();
         return run(Script.CLAIM, keys, args).onFailure(e -> callFailed(k.queue())).map(r -> {
-            ClockReading clock = new ClockReading(r.get(0).toLong(), System.nanoTime());
+            ClockReading clock = new ClockReading(r.get(0).toLong(), sentNanos, System.nanoTime());
             lastClaimClock.set(clock);
             List<ClaimBatch> batches = new ArrayList<>(requests.size());
             int i = 1;

@@ -9,7 +9,8 @@
 --       With several shards: 1 wake channel, then for each shard, in the order of its keys: shard index, the number n
 --       of its jobs, then 6n values as above.
 -- Returns {result, due, result, due, ...}, one pair per job in order: result is CREATED, REPLACED or KEPT; due is the
--- due time the stored job has (ms).
+-- due time the stored job has (ms); then this server's clock as the call read it (µs since the epoch): the producer
+-- bounds the Redis clock by it, and sends its next delays as due times ('at').
 -- The shards' parts of ARGV, three values each: shard index, first value of the first job, last value of the last job.
 local TOO_MANY = 'ERR schedule takes at most 1000 jobs per shard in one call' -- MOST_PER_SHARD, as a constant
 local parts = nil
@@ -47,8 +48,9 @@ else
 end
 -- Per job (by the index of its id in ARGV): its due time in ms, and the bucket the producer gave.
 local dues, buckets = {}, {}
--- This server's time in ms and the µs past it, read once for the delays ('in') of the call.
-local now, nowMicros = nil, nil
+-- This server's time in ms and the µs past it, read once, before the work: for the delays ('in') of the call, and for
+-- the answer, where the earlier the reading, the tighter the producer's bound of this clock.
+local now, nowMicros = serverNow()
 for p = 1, #parts, 3 do
   for i = parts[p + 1], parts[p + 2], 6 do
     if #ARGV[i] == 0 or #ARGV[i] > 512 then
@@ -60,9 +62,6 @@ for p = 1, #parts, 3 do
     end
     local due = text + 0
     if kind == 'in' then
-      if not now then
-        now, nowMicros = serverNow()
-      end
       -- A delay ends once it has passed: the ms begun counts as a whole one. A delay of zero is due now.
       due = (due > 0 and nowMicros > 0) and now + due + 1 or now + due
     end
@@ -173,4 +172,5 @@ for p = 1, #parts, 3 do
     wakeIfEarliest(earliestScore, earliestAdded, ARGV[1], shard)
   end
 end
+out[#out + 1] = now * 1000 + nowMicros
 return out
