@@ -275,6 +275,10 @@ class DelayedJobsProcessor {
                 } else if (hasTypeVariable(type)) {
                     problems.add(problem("The payload parameter's type must not contain a type variable, was " + type
                             + "; name the type it stands for", bean, method));
+                } else if (innerClass(type, index)) {
+                    problems.add(problem("The payload parameter must not be of a non-static inner class, was " + type
+                            + "; make the class static (JSON cannot make an instance bound to an outer one)", bean,
+                            method));
                 }
             }
         }
@@ -308,10 +312,14 @@ class DelayedJobsProcessor {
             problems.add(problem("A @Delayed method must not be annotated both @NonBlocking and "
                     + (virtual ? "@RunOnVirtualThread" : "@Blocking"), bean, method));
         }
-        // A transaction cannot start on an event loop: @Transactional means a worker thread unless the method says
-        // otherwise, as for Quarkus REST endpoints.
+        // A transaction cannot start on an event loop: @Transactional means a worker thread, as for Quarkus REST
+        // endpoints, and asking for the event loop as well could never work.
         boolean transactional = annotations.hasAnnotation(method, TRANSACTIONAL)
                 || transactionalClass(bean.getTarget().get().asClass(), annotations, index);
+        if (transactional && nonBlocking) {
+            problems.add(problem("A @Transactional @Delayed method must not be annotated @NonBlocking: a transaction"
+                    + " cannot start on the event loop", bean, method));
+        }
         ExecutionModel model = virtual ? ExecutionModel.VIRTUAL_THREAD
                 : nonBlocking ? ExecutionModel.EVENT_LOOP
                         : blocking || transactional ? ExecutionModel.BLOCKING
@@ -430,6 +438,15 @@ class DelayedJobsProcessor {
         return index.getAllKnownSubclasses(clazz.name()).stream()
                 .noneMatch(sub -> !Modifier.isAbstract(sub.flags()) && !isInner(sub)
                         && !sub.declaredAnnotations().isEmpty());
+    }
+
+    /** Whether {@code type}, or the element type of an array, is an inner class of the index. */
+    private static boolean innerClass(Type type, IndexView index) {
+        if (type.kind() == Type.Kind.ARRAY) {
+            type = type.asArrayType().constituent();
+        }
+        ClassInfo clazz = index.getClassByName(type.name());
+        return clazz != null && isInner(clazz);
     }
 
     /** Whether the bean's class or a superclass is {@code @Transactional}, which is inherited (and binds every method). */

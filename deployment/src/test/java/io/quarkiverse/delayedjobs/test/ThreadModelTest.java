@@ -113,13 +113,6 @@ public class ThreadModelTest {
             return Uni.createFrom().voidItem();
         }
 
-        @Delayed("transactional-non-blocking-uni")
-        @Transactional
-        @NonBlocking
-        Uni<Void> transactionalNonBlockingUni() {
-            record("transactional-non-blocking-uni");
-            return Uni.createFrom().voidItem();
-        }
     }
 
     /** A transaction cannot start on an event loop: @Transactional, on the method or the class, means a worker. */
@@ -146,10 +139,10 @@ public class ThreadModelTest {
     @Test
     void eachHandlerRunsOnTheThreadItAsksFor() {
         for (String queue : new String[] { "plain-void", "non-blocking-void", "uni", "blocking-uni", "completion-stage",
-                "virtual", "transactional-uni", "transactional-non-blocking-uni", "transactional-class-stage" }) {
+                "virtual", "transactional-uni", "transactional-class-stage" }) {
             scheduler.schedule(queue, "job", null, Duration.ZERO);
         }
-        await().atMost(Duration.ofSeconds(10)).until(() -> Handlers.seen.size() == 9);
+        await().atMost(Duration.ofSeconds(10)).until(() -> Handlers.seen.size() == 8);
         assertEquals(WORKER, Handlers.seen.get("plain-void"));
         assertEquals(EVENT_LOOP, Handlers.seen.get("non-blocking-void"));
         assertEquals(EVENT_LOOP, Handlers.seen.get("uni"));
@@ -157,7 +150,6 @@ public class ThreadModelTest {
         assertEquals(EVENT_LOOP, Handlers.seen.get("completion-stage"));
         assertEquals(VIRTUAL, Handlers.seen.get("virtual"));
         assertEquals(WORKER, Handlers.seen.get("transactional-uni"));
-        assertEquals(EVENT_LOOP, Handlers.seen.get("transactional-non-blocking-uni"));
         assertEquals(WORKER, Handlers.seen.get("transactional-class-stage"));
     }
 }

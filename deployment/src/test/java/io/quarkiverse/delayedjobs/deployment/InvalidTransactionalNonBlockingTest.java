@@ -1,0 +1,60 @@
+package io.quarkiverse.delayedjobs.deployment;
+
+import static io.quarkiverse.delayedjobs.deployment.BuildProblems.assertReported;
+import static io.quarkiverse.delayedjobs.deployment.BuildProblems.problem;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.util.concurrent.CompletionStage;
+
+import jakarta.transaction.Transactional;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quarkiverse.delayedjobs.Delayed;
+import io.quarkus.test.QuarkusUnitTest;
+import io.smallrye.common.annotation.NonBlocking;
+import io.smallrye.mutiny.Uni;
+
+/**
+ * {@code @Transactional}, on the method or its class, together with {@code @NonBlocking} is a build error: a
+ * transaction cannot start on the event loop, so every delivery would fail.
+ */
+public class InvalidTransactionalNonBlockingTest {
+
+    static final String RULE = "A @Transactional @Delayed method must not be annotated @NonBlocking: a transaction"
+            + " cannot start on the event loop";
+
+    @RegisterExtension
+    static final QuarkusUnitTest test = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(Handlers.class, TransactionalHandlers.class))
+            .overrideConfigKey("quarkus.redis.devservices.enabled", "false")
+            .assertException(failure -> assertReported(failure,
+                    problem(RULE, Handlers.class, "method"),
+                    problem(RULE, TransactionalHandlers.class, "stage")));
+
+    static class Handlers {
+
+        @Transactional
+        @NonBlocking
+        @Delayed("method")
+        Uni<Void> method() {
+            return Uni.createFrom().voidItem();
+        }
+    }
+
+    @Transactional
+    static class TransactionalHandlers {
+
+        @NonBlocking
+        @Delayed("class")
+        CompletionStage<Void> stage() {
+            return null;
+        }
+    }
+
+    @Test
+    void buildFails() {
+        fail("The build should have failed");
+    }
+}
