@@ -43,16 +43,6 @@ final class ScheduleBatches {
     static final int MAX_CALLS_UNDER_WAY = 4;
     /** Jobs due sooner than this never wait: the linger must not make a job late, nor delay a job due now. */
     static final long LINGER_FLOOR_MS = 1000;
-    /**
-     * How long a shard's clock reading serves to turn delays into due times: a little, so that clocks running at
-     * slightly different rates (this host's and the Redis server's) cannot part by more than a fraction of a ms.
-     */
-    static final long CLOCK_READING_LIFE_NANOS = 5_000_000_000L;
-    /**
-     * The longest round trip of a call whose clock reading is kept: the bound it gives is late by up to that much (a
-     * JVM's first calls, or those to a busy server, take far longer). Delays are left to the script meanwhile.
-     */
-    static final long CLOCK_READING_MAX_ROUND_TRIP_NANOS = 2_000_000;
 
     /**
      * One job to store: the values schedule.lua takes for it, who waits for its result, and when it was scheduled
@@ -71,22 +61,6 @@ final class ScheduleBatches {
          */
         long delayLeftMs() {
             return Math.max(0, dueOrDelayMs - (System.nanoTime() - scheduledNanos) / 1_000_000);
-        }
-
-        /**
-         * The due time (ms) of a delayed job: its delay from the schedule call, by an upper bound of the Redis clock
-         * then, which {@code clock} gives. However long the job then takes to reach Redis (a linger, a busy
-         * connection or server), it is not due later for it, and never due before its delay passed by the Redis
-         * clock; the bound is late by the round trip of the call that read the clock, a fraction of a ms. -1 when
-         * the script is to read the clock itself: with no fresh reading from a quick call, and for no delay (due at
-         * once by the Redis clock, not at the next ms the bound may reach).
-         */
-        long dueByClock(ClockReading clock, long nowNanos) {
-            if (clock == null || dueOrDelayMs == 0 || nowNanos - clock.sentNanos() > CLOCK_READING_LIFE_NANOS) {
-                return -1;
-            }
-            // A delay ends once it has passed: the ms begun counts as a whole one.
-            return -Math.floorDiv(-(clock.atMostMicros(scheduledNanos) + dueOrDelayMs * 1000), 1000);
         }
 
         /** Whether the job is due within the linger floor, by this instance's clock for a due time. */
@@ -311,6 +285,7 @@ final class ScheduleBatches {
             List<Object> args = new ArrayList<>(1 + 2 * parts.size() + 6 * jobCount);
             List<Job> jobs = new ArrayList<>(jobCount);
             long sentNanos = System.nanoTime();
+            long sentWallMs = System.currentTimeMillis();
             args.add(keys.wakeChannel());
             for (Part part : parts) {
                 callKeys.addAll(keys.shard(part.shard().index));
@@ -319,11 +294,13 @@ final class ScheduleBatches {
                 if (parts.size() > 1) {
                     args.add(part.jobs().size());
                 }
-                ClockReading clock = part.shard().clock;
+                ShardClock clock = part.shard().clock;
                 for (Job job : part.jobs()) {
                     args.add(job.id());
                     args.add(job.payload());
-                    long dueByClock = job.relative() ? job.dueByClock(clock, sentNanos) : -1;
+                    long dueByClock = job.relative()
+                            ? clock.dueMs(job.dueOrDelayMs(), job.scheduledNanos(), sentNanos, sentWallMs)
+                            : -1;
                     if (!job.relative() || dueByClock >= 0) {
                         args.add(job.relative() ? dueByClock : job.dueOrDelayMs());
                         args.add("at");
@@ -338,12 +315,12 @@ final class ScheduleBatches {
             }
             return store.queue(keys.queue()).compose(checked -> store.run(Script.SCHEDULE, callKeys, args))
                     .onComplete(ar -> {
-                        long receivedNanos = System.nanoTime();
-                        if (ar.succeeded() && receivedNanos - sentNanos <= CLOCK_READING_MAX_ROUND_TRIP_NANOS) {
+                        if (ar.succeeded()) {
                             // The answer ends with the clock reading the script took.
                             ClockReading read = new ClockReading(ar.result().get(2 * jobs.size()).toLong(), sentNanos,
-                                    receivedNanos);
-                            parts.forEach(part -> part.shard().keepTighter(read, receivedNanos));
+                                    System.nanoTime());
+                            long wallMs = System.currentTimeMillis();
+                            parts.forEach(part -> part.shard().clock.offer(read, wallMs));
                         }
                         boolean refused = ar.failed() && refusedDue(ar.cause());
                         if (ar.failed() && !refused) {
@@ -389,23 +366,11 @@ final class ScheduleBatches {
         private boolean sendWanted;
         /** Whether the shard is in the queue of ready shards. */
         private boolean ready;
-        /**
-         * The Redis clock of the shard's server, as the quick schedule call that bounds it best read it, within the
-         * life of a reading; null before one did.
-         */
-        private volatile ClockReading clock;
+        /** The Redis clock of the shard's server, as the answers of its schedule calls tell it. */
+        private final ShardClock clock = new ShardClock();
 
         Shard(int index) {
             this.index = index;
-        }
-
-        /** Keeps {@code read} unless the reading kept bounds the clock more tightly, and is not too old. */
-        synchronized void keepTighter(ClockReading read, long nowNanos) {
-            ClockReading kept = clock;
-            if (kept == null || nowNanos - kept.sentNanos() > CLOCK_READING_LIFE_NANOS
-                    || read.atMostMicros(nowNanos) < kept.atMostMicros(nowNanos)) {
-                clock = read;
-            }
         }
     }
 }

@@ -1,0 +1,63 @@
+package io.quarkiverse.delayedjobs.runtime.redis;
+
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore.ClockReading;
+
+/**
+ * What a producer knows of the Redis clock of one shard's server, from the answers of its schedule calls, each of
+ * which ends with the server's {@code TIME}: it turns a delay into a due time counted from the schedule call, so that
+ * a job which then waits to reach Redis (a linger, a busy connection or server) is not due later for it.
+ * <p>
+ * A reading bounds the Redis clock from above at any moment of this JVM: Redis read it after the call was sent, so
+ * its clock reads at most the reading plus the time since then (given clocks that run at the same rate). A delay
+ * added to that bound never ends before it passed by the Redis clock; it ends late by up to the round trip of the
+ * reading's call. Of the quick calls' readings the one that bounds the clock most tightly is kept, for a second at
+ * most, so that clocks running at slightly different rates part by a fraction of a ms at worst. A reading is given
+ * up at once when a later one shows it wrong (the server's clock stepped forward, or another server answers after a
+ * failover), and when this host's wall clock moved apart from its monotonic one since (the host slept, which the
+ * monotonic clock does not count, or its clock was set): the script then measures the delays again.
+ */
+final class ShardClock {
+
+    /** How long a reading serves. */
+    static final long LIFE_NANOS = 1_000_000_000L;
+    /** The longest round trip of a call whose reading is kept: the bound is late by up to that much. */
+    static final long MAX_ROUND_TRIP_NANOS = 2_000_000;
+    /** The most this host's wall clock may move apart from its monotonic clock while a reading serves. */
+    private static final long MAX_WALL_DRIFT_MS = 2;
+
+    private ClockReading reading;
+    /** This host's wall clock (ms) when the reading's answer arrived. */
+    private long readingWallMs;
+
+    /** Takes the reading of a schedule call's answer that arrived at {@code wallMs} of this host's wall clock. */
+    synchronized void offer(ClockReading read, long wallMs) {
+        if (read.receivedNanos() - read.sentNanos() > MAX_ROUND_TRIP_NANOS) {
+            return;
+        }
+        long now = read.receivedNanos();
+        if (reading == null || !serves(now, wallMs) || read.atMostMicros(now) < reading.atMostMicros(now)
+                || read.redisMicros() > reading.atMostMicros(now)) {
+            reading = read;
+            readingWallMs = wallMs;
+        }
+    }
+
+    /**
+     * The due time (ms) of a job with a delay of {@code delayMs} from its schedule call at {@code scheduledNanos}, sent
+     * at {@code nowNanos} and {@code nowWallMs}: by the kept reading's bound at the call, rounded up to a whole ms. -1
+     * when the script is to measure the delay: no reading serves, or no delay (due at once by the Redis clock, not at
+     * the next ms the bound may reach).
+     */
+    synchronized long dueMs(long delayMs, long scheduledNanos, long nowNanos, long nowWallMs) {
+        if (reading == null || delayMs == 0 || !serves(nowNanos, nowWallMs)) {
+            return -1;
+        }
+        return -Math.floorDiv(-(reading.atMostMicros(scheduledNanos) + delayMs * 1000), 1000);
+    }
+
+    private boolean serves(long nowNanos, long nowWallMs) {
+        long monotonicMs = (nowNanos - reading.receivedNanos()) / 1_000_000;
+        return nowNanos - reading.sentNanos() <= LIFE_NANOS
+                && Math.abs(nowWallMs - readingWallMs - monotonicMs) <= MAX_WALL_DRIFT_MS;
+    }
+}
