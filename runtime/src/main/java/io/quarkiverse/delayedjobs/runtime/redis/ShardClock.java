@@ -10,8 +10,9 @@ import io.quarkiverse.delayedjobs.runtime.redis.JobStore.ClockReading;
  * A reading bounds the Redis clock from above at any moment of this JVM: Redis read it after the call was sent, so
  * its clock reads at most the reading plus the time since then (given clocks that run at the same rate). A delay
  * added to that bound never ends before it passed by the Redis clock; it ends late by up to the round trip of the
- * reading's call. Of the quick calls' readings the one that bounds the clock most tightly is kept, for a second at
- * most, so that clocks running at slightly different rates part by a fraction of a ms at worst. A reading is given
+ * reading's call. Of the quick calls' readings the one that bounds the clock most tightly is kept, for a quarter of
+ * a second at most (longer than the longest linger between two calls), so that clocks running at slightly different
+ * rates part by little: 0.125 ms at ntpd's fastest slew, 500 ppm. A reading is given
  * up at once when a later one shows it wrong (the server's clock stepped forward, or another server answers after a
  * failover), and when this host's wall clock moved apart from its monotonic one since (the host slept, which the
  * monotonic clock does not count, or its clock was set): the script then measures the delays again.
@@ -19,7 +20,7 @@ import io.quarkiverse.delayedjobs.runtime.redis.JobStore.ClockReading;
 final class ShardClock {
 
     /** How long a reading serves. */
-    static final long LIFE_NANOS = 1_000_000_000L;
+    static final long LIFE_NANOS = 250_000_000L;
     /** The longest round trip of a call whose reading is kept: the bound is late by up to that much. */
     static final long MAX_ROUND_TRIP_NANOS = 2_000_000;
     /** The most this host's wall clock may move apart from its monotonic clock while a reading serves. */
