@@ -52,11 +52,12 @@ final class Delivery implements JobContext {
 
     /**
      * Called on the handler's thread right before it runs: false when the job was handed back meanwhile, or when its
-     * lease ended since it was handed to the handler's thread ({@link #lapsed()}; this process was paused, or its
-     * renewals went unanswered), so that another worker may have claimed and run it.
+     * lease ended or was found lost since it was handed to the handler's thread ({@link #lapsed()}; this process was
+     * paused, its renewals went unanswered, or a renewal found the claim gone), so that another worker may have
+     * claimed and run it.
      */
     boolean start() {
-        if (leaseEndedBy(System.nanoTime()) && state.compareAndSet(CLAIMED, LAPSED)) {
+        if ((leaseLost || leaseEndedBy(System.nanoTime())) && state.compareAndSet(CLAIMED, LAPSED)) {
             leaseLost = true;
             return false;
         }

@@ -673,10 +673,11 @@ final class QueueWorker {
     private void finished(Delivery delivery, Throwable failure, double handlerMs) {
         running.remove(key(delivery.shard(), delivery.token()));
         if (delivery.lapsed()) {
-            // Checked at dispatch, the lease ended before the handler's thread took the job up: another worker may
-            // have claimed it meanwhile. Handed back, fenced by its token, it runs on a claim of its own.
-            LOG.warnf("%s: its lease ended before its handler started (this process paused past it, or its renewals"
-                    + " went unanswered); handed back", delivery);
+            // Checked at dispatch, the lease ended (or was found lost) before the handler's thread took the job up:
+            // another worker may have claimed it meanwhile. Handed back, fenced by its token, it runs on a claim of
+            // its own.
+            LOG.warnf("%s: its lease ended before its handler started (this process paused past it, its renewals"
+                    + " went unanswered, or one found the claim gone); handed back", delivery);
             release(delivery.shard(), List.<String[]> of(claimOf(delivery)));
             return;
         }
