@@ -314,15 +314,16 @@ class DelayedJobsProcessor {
         }
         // A transaction cannot start on an event loop: @Transactional means a worker thread, as for Quarkus REST
         // endpoints, and asking for the event loop as well could never work.
-        boolean transactional = annotations.hasAnnotation(method, TRANSACTIONAL)
-                || transactionalClass(bean.getTarget().get().asClass(), annotations, index);
-        if (transactional && nonBlocking) {
+        AnnotationInstance transactional = annotations.hasAnnotation(method, TRANSACTIONAL)
+                ? annotations.getAnnotation(method, TRANSACTIONAL)
+                : transactionalClass(bean.getTarget().get().asClass(), annotations, index);
+        if (transactional != null && nonBlocking && startsTransaction(transactional)) {
             problems.add(problem("A @Transactional @Delayed method must not be annotated @NonBlocking: a transaction"
                     + " cannot start on the event loop", bean, method));
         }
         ExecutionModel model = virtual ? ExecutionModel.VIRTUAL_THREAD
                 : nonBlocking ? ExecutionModel.EVENT_LOOP
-                        : blocking || transactional ? ExecutionModel.BLOCKING
+                        : blocking || transactional != null ? ExecutionModel.BLOCKING
                                 : async ? ExecutionModel.EVENT_LOOP : ExecutionModel.BLOCKING;
         String cron = stringValue(delayed, "cron");
         String timeZone = stringValue(delayed, "timeZone");
@@ -440,26 +441,45 @@ class DelayedJobsProcessor {
                         && !sub.declaredAnnotations().isEmpty());
     }
 
-    /** Whether {@code type}, or the element type of an array, is an inner class of the index. */
+    /** Whether {@code type}, an array's element type or a type argument, is an inner class of the index. */
     private static boolean innerClass(Type type, IndexView index) {
-        if (type.kind() == Type.Kind.ARRAY) {
-            type = type.asArrayType().constituent();
-        }
-        ClassInfo clazz = index.getClassByName(type.name());
+        return switch (type.kind()) {
+            case ARRAY -> innerClass(type.asArrayType().elementType(), index);
+            case PARAMETERIZED_TYPE -> isInner(type.name(), index) || type.asParameterizedType().arguments().stream()
+                    .anyMatch(argument -> innerClass(argument, index));
+            case WILDCARD_TYPE -> innerClass(type.asWildcardType().extendsBound(), index)
+                    || type.asWildcardType().superBound() != null
+                            && innerClass(type.asWildcardType().superBound(), index);
+            case CLASS -> isInner(type.name(), index);
+            default -> false;
+        };
+    }
+
+    private static boolean isInner(DotName name, IndexView index) {
+        ClassInfo clazz = index.getClassByName(name);
         return clazz != null && isInner(clazz);
     }
 
-    /** Whether the bean's class or a superclass is {@code @Transactional}, which is inherited (and binds every method). */
-    private static boolean transactionalClass(ClassInfo clazz, TransformedAnnotationsBuildItem annotations,
+    /**
+     * The {@code @Transactional} of the bean's class or of its nearest superclass that has one, which is inherited (and
+     * binds every method); null when none has.
+     */
+    private static AnnotationInstance transactionalClass(ClassInfo clazz, TransformedAnnotationsBuildItem annotations,
             IndexView index) {
         while (clazz != null) {
             if (annotations.hasAnnotation(clazz, TRANSACTIONAL)) {
-                return true;
+                return annotations.getAnnotation(clazz, TRANSACTIONAL);
             }
             DotName superName = clazz.superName();
             clazz = superName == null || superName.equals(DotName.OBJECT_NAME) ? null : index.getClassByName(superName);
         }
-        return false;
+        return null;
+    }
+
+    /** Whether a {@code @Transactional} starts a transaction when none is active: REQUIRED (the default), REQUIRES_NEW. */
+    private static boolean startsTransaction(AnnotationInstance transactional) {
+        AnnotationValue type = transactional.value();
+        return type == null || type.asEnum().equals("REQUIRED") || type.asEnum().equals("REQUIRES_NEW");
     }
 
     /** A nested class that is not static, a local or an anonymous class: one whose instances need an outer one. */

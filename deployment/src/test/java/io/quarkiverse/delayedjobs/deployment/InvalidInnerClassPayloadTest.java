@@ -13,8 +13,8 @@ import io.quarkiverse.delayedjobs.Delayed;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
- * A payload parameter of a non-static inner class, alone, in an array or as a type argument's outer class, is a build
- * error: JSON cannot make an instance bound to an outer one, so every job would go to the dead letters. A static
+ * A payload parameter of a non-static inner class, alone, in an array or as a type argument, is a build error: JSON cannot make
+ * an instance bound to an outer one, so every job would go to the dead letters. A static
  * nested class is fine.
  */
 public class InvalidInnerClassPayloadTest {
@@ -30,7 +30,10 @@ public class InvalidInnerClassPayloadTest {
                             + " bound to an outer one)", Handlers.class, "one"),
                     problem("The payload parameter must not be of a non-static inner class, was "
                             + Outer.Item.class.getName() + "[]; make the class static (JSON cannot make an instance"
-                            + " bound to an outer one)", Handlers.class, "many")));
+                            + " bound to an outer one)", Handlers.class, "many"),
+                    problem("The payload parameter must not be of a non-static inner class, was java.util.List<"
+                            + Outer.Item.class.getName() + ">; make the class static (JSON cannot make an instance"
+                            + " bound to an outer one)", Handlers.class, "list")));
 
     static class Outer {
         class Item {
@@ -48,8 +51,12 @@ public class InvalidInnerClassPayloadTest {
         void one(Outer.Item item) {
         }
 
-        @Delayed("item-lists")
+        @Delayed("item-arrays")
         void many(Outer.Item[] items) {
+        }
+
+        @Delayed("item-lists")
+        void list(List<Outer.Item> items) {
         }
 
         @Delayed("orders")

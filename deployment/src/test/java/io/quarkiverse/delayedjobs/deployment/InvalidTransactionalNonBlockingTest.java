@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.util.concurrent.CompletionStage;
 
 import jakarta.transaction.Transactional;
+import jakarta.transaction.Transactional.TxType;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -17,8 +18,9 @@ import io.smallrye.common.annotation.NonBlocking;
 import io.smallrye.mutiny.Uni;
 
 /**
- * {@code @Transactional}, on the method or its class, together with {@code @NonBlocking} is a build error: a
- * transaction cannot start on the event loop, so every delivery would fail.
+ * {@code @Transactional}, on the method or its class, together with {@code @NonBlocking} is a build error when it
+ * starts a transaction (REQUIRED, the default, or REQUIRES_NEW): one cannot start on the event loop, so every
+ * delivery would fail. A method that opts out ({@code NOT_SUPPORTED}, {@code SUPPORTS}, {@code NEVER}) may run there.
  */
 public class InvalidTransactionalNonBlockingTest {
 
@@ -31,6 +33,7 @@ public class InvalidTransactionalNonBlockingTest {
             .overrideConfigKey("quarkus.redis.devservices.enabled", "false")
             .assertException(failure -> assertReported(failure,
                     problem(RULE, Handlers.class, "method"),
+                    problem(RULE, Handlers.class, "requiresNew"),
                     problem(RULE, TransactionalHandlers.class, "stage")));
 
     static class Handlers {
@@ -41,6 +44,13 @@ public class InvalidTransactionalNonBlockingTest {
         Uni<Void> method() {
             return Uni.createFrom().voidItem();
         }
+
+        @Transactional(TxType.REQUIRES_NEW)
+        @NonBlocking
+        @Delayed("requires-new")
+        Uni<Void> requiresNew() {
+            return Uni.createFrom().voidItem();
+        }
     }
 
     @Transactional
@@ -49,6 +59,14 @@ public class InvalidTransactionalNonBlockingTest {
         @NonBlocking
         @Delayed("class")
         CompletionStage<Void> stage() {
+            return null;
+        }
+
+        /** Opts out of its class's transaction: nothing to start, so the event loop is fine. */
+        @Transactional(TxType.NOT_SUPPORTED)
+        @NonBlocking
+        @Delayed("not-supported")
+        CompletionStage<Void> notSupported() {
             return null;
         }
     }

@@ -320,7 +320,7 @@ final class ScheduleBatches {
                             ClockReading read = new ClockReading(ar.result().get(2 * jobs.size()).toLong(), sentNanos,
                                     System.nanoTime());
                             long wallMs = System.currentTimeMillis();
-                            parts.forEach(part -> part.shard().clock.offer(read, wallMs));
+                            parts.forEach(part -> part.shard().clock.offer(read, sentWallMs, wallMs));
                         }
                         boolean refused = ar.failed() && refusedDue(ar.cause());
                         if (ar.failed() && !refused) {

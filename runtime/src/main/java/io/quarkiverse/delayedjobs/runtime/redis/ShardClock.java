@@ -30,14 +30,22 @@ final class ShardClock {
     /** This host's wall clock (ms) when the reading's answer arrived. */
     private long readingWallMs;
 
-    /** Takes the reading of a schedule call's answer that arrived at {@code wallMs} of this host's wall clock. */
-    synchronized void offer(ClockReading read, long wallMs) {
-        if (read.receivedNanos() - read.sentNanos() > MAX_ROUND_TRIP_NANOS) {
+    /**
+     * Takes the reading of a schedule call's answer, the call sent at {@code sentWallMs} of this host's wall clock and
+     * answered at {@code wallMs}.
+     */
+    synchronized void offer(ClockReading read, long sentWallMs, long wallMs) {
+        long now = read.receivedNanos();
+        if (reading != null && read.redisMicros() > reading.atMostMicros(now)) {
+            reading = null; // shown wrong, by a slow answer as well as by a quick one
+        }
+        long roundTrip = now - read.sentNanos();
+        // A call during which the host slept looks quick to the monotonic clock, and its reading is old.
+        if (roundTrip > MAX_ROUND_TRIP_NANOS
+                || Math.abs(wallMs - sentWallMs - roundTrip / 1_000_000) > MAX_WALL_DRIFT_MS) {
             return;
         }
-        long now = read.receivedNanos();
-        if (reading == null || !serves(now, wallMs) || read.atMostMicros(now) < reading.atMostMicros(now)
-                || read.redisMicros() > reading.atMostMicros(now)) {
+        if (reading == null || !serves(now, wallMs) || read.atMostMicros(now) < reading.atMostMicros(now)) {
             reading = read;
             readingWallMs = wallMs;
         }
