@@ -12,10 +12,10 @@ import io.quarkiverse.delayedjobs.runtime.redis.JobStore.ClockReading;
  * added to that bound never ends before it passed by the Redis clock; it ends late by up to the round trip of the
  * reading's call. Of the quick calls' readings the one that bounds the clock most tightly is kept, for a quarter of
  * a second at most (longer than the longest linger between two calls), so that clocks running at slightly different
- * rates part by little: 0.125 ms at ntpd's fastest slew, 500 ppm. A reading is given
- * up at once when a later one shows it wrong (the server's clock stepped forward, or another server answers after a
- * failover), and when this host's wall clock moved apart from its monotonic one since (the host slept, which the
- * monotonic clock does not count, or its clock was set): the script then measures the delays again.
+ * rates part by little: 0.125 ms at ntpd's fastest slew, 500 ppm. A reading is given up at once when a later answer
+ * shows it wrong (the server's clock stepped forward, or another server answers after a failover), and when this
+ * host's wall clock moved apart from its monotonic one since (the host slept, which the monotonic clock does not
+ * count, or its clock was set): the script then measures the delays again. The concepts page lists what is left.
  */
 final class ShardClock {
 
