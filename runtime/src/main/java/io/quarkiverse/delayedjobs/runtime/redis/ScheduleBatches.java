@@ -97,8 +97,9 @@ final class ScheduleBatches {
         this.keys = keys;
         this.lingerMs = lingerMs;
         this.shards = new Shard[keys.shards()];
+        ShardClock serverClock = store.cluster() ? null : new ShardClock();
         for (int s = 0; s < shards.length; s++) {
-            shards[s] = new Shard(s);
+            shards[s] = new Shard(s, serverClock != null ? serverClock : new ShardClock());
         }
     }
 
@@ -320,7 +321,8 @@ final class ScheduleBatches {
                             ClockReading read = new ClockReading(ar.result().get(2 * jobs.size()).toLong(), sentNanos,
                                     System.nanoTime());
                             long wallMs = System.currentTimeMillis();
-                            parts.forEach(part -> part.shard().clock.offer(read, sentWallMs, wallMs));
+                            parts.stream().map(part -> part.shard().clock).distinct()
+                                    .forEach(clock -> clock.offer(read, sentWallMs, wallMs));
                         }
                         boolean refused = ar.failed() && refusedDue(ar.cause());
                         if (ar.failed() && !refused) {
@@ -366,11 +368,15 @@ final class ScheduleBatches {
         private boolean sendWanted;
         /** Whether the shard is in the queue of ready shards. */
         private boolean ready;
-        /** The Redis clock of the shard's server, as the answers of its schedule calls tell it. */
-        private final ShardClock clock = new ShardClock();
+        /**
+         * The Redis clock of the shard's server, as the answers of its schedule calls tell it: with one server, one
+         * clock for every shard, so that the first answer of any shows a step of that clock.
+         */
+        private final ShardClock clock;
 
-        Shard(int index) {
+        Shard(int index, ShardClock clock) {
             this.index = index;
+            this.clock = clock;
         }
     }
 }
