@@ -369,8 +369,8 @@ final class ScheduleBatches {
         /** Whether the shard is in the queue of ready shards. */
         private boolean ready;
         /**
-         * The Redis clock of the shard's server, as the answers of its schedule calls tell it: with one server, one
-         * clock for every shard, so that the first answer of any shows a step of that clock.
+         * The Redis clock of the shard's server, as the answers of the queue's schedule calls tell it: with one
+         * server, one clock for every shard of the queue, so that the first answer of any shows a step of that clock.
          */
         private final ShardClock clock;
 
