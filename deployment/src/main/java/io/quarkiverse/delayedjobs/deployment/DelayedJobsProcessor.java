@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 import jakarta.inject.Singleton;
@@ -392,14 +393,30 @@ class DelayedJobsProcessor {
 
     /** Whether a type variable occurs in the type: the JSON would be read as its bound, whatever the bean makes it. */
     private static boolean hasTypeVariable(Type type) {
-        return switch (type.kind()) {
+        return anyPart(type, part -> switch (part.kind()) {
             case TYPE_VARIABLE, TYPE_VARIABLE_REFERENCE, UNRESOLVED_TYPE_VARIABLE -> true;
-            case ARRAY -> hasTypeVariable(type.asArrayType().elementType());
+            default -> false;
+        });
+    }
+
+    /** Whether {@code type}, an array's element type or a type argument, is an inner class of the index. */
+    private static boolean innerClass(Type type, IndexView index) {
+        return anyPart(type, part -> (part.kind() == Type.Kind.CLASS || part.kind() == Type.Kind.PARAMETERIZED_TYPE)
+                && isInner(part.name(), index));
+    }
+
+    /** Whether {@code type}, or a type within it (an array's element type, a type argument, a wildcard's bound), passes. */
+    private static boolean anyPart(Type type, Predicate<Type> test) {
+        if (test.test(type)) {
+            return true;
+        }
+        return switch (type.kind()) {
+            case ARRAY -> anyPart(type.asArrayType().elementType(), test);
             case PARAMETERIZED_TYPE -> type.asParameterizedType().arguments().stream()
-                    .anyMatch(DelayedJobsProcessor::hasTypeVariable);
-            case WILDCARD_TYPE -> hasTypeVariable(type.asWildcardType().extendsBound())
-                    || type.asWildcardType().superBound() != null && hasTypeVariable(type.asWildcardType().superBound());
-            case CLASS, PRIMITIVE, VOID -> false;
+                    .anyMatch(argument -> anyPart(argument, test));
+            case WILDCARD_TYPE -> anyPart(type.asWildcardType().extendsBound(), test)
+                    || type.asWildcardType().superBound() != null && anyPart(type.asWildcardType().superBound(), test);
+            default -> false;
         };
     }
 
@@ -439,20 +456,6 @@ class DelayedJobsProcessor {
         return index.getAllKnownSubclasses(clazz.name()).stream()
                 .noneMatch(sub -> !Modifier.isAbstract(sub.flags()) && !isInner(sub)
                         && !sub.declaredAnnotations().isEmpty());
-    }
-
-    /** Whether {@code type}, an array's element type or a type argument, is an inner class of the index. */
-    private static boolean innerClass(Type type, IndexView index) {
-        return switch (type.kind()) {
-            case ARRAY -> innerClass(type.asArrayType().elementType(), index);
-            case PARAMETERIZED_TYPE -> isInner(type.name(), index) || type.asParameterizedType().arguments().stream()
-                    .anyMatch(argument -> innerClass(argument, index));
-            case WILDCARD_TYPE -> innerClass(type.asWildcardType().extendsBound(), index)
-                    || type.asWildcardType().superBound() != null
-                            && innerClass(type.asWildcardType().superBound(), index);
-            case CLASS -> isInner(type.name(), index);
-            default -> false;
-        };
     }
 
     private static boolean isInner(DotName name, IndexView index) {
