@@ -295,12 +295,11 @@ final class ScheduleBatches {
                 if (parts.size() > 1) {
                     args.add(part.jobs().size());
                 }
-                ShardClock clock = part.shard().clock;
+                ClockReading clock = part.shard().clock.serving(sentNanos, sentWallMs);
                 for (Job job : part.jobs()) {
                     args.add(job.id());
                     args.add(job.payload());
-                    long dueByClock = job.relative()
-                            ? clock.dueMs(job.dueOrDelayMs(), job.scheduledNanos(), sentNanos, sentWallMs)
+                    long dueByClock = job.relative() ? ShardClock.dueMs(clock, job.dueOrDelayMs(), job.scheduledNanos())
                             : -1;
                     if (!job.relative() || dueByClock >= 0) {
                         args.add(job.relative() ? dueByClock : job.dueOrDelayMs());

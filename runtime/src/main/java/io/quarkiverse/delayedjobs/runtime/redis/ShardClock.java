@@ -51,17 +51,21 @@ final class ShardClock {
         }
     }
 
+    /** The reading that serves a call sent at {@code nowNanos} and {@code nowWallMs}, or null when none does. */
+    synchronized ClockReading serving(long nowNanos, long nowWallMs) {
+        return reading != null && serves(nowNanos, nowWallMs) ? reading : null;
+    }
+
     /**
-     * The due time (ms) of a job with a delay of {@code delayMs} from its schedule call at {@code scheduledNanos}, sent
-     * at {@code nowNanos} and {@code nowWallMs}: by the kept reading's bound at the call, rounded up to a whole ms. -1
-     * when the script is to measure the delay: no reading serves, or no delay (due at once by the Redis clock, not at
-     * the next ms the bound may reach).
+     * The due time (ms) of a job with a delay of {@code delayMs} from its schedule call at {@code scheduledNanos}: by
+     * the {@code serving} reading's bound at the call, rounded up to a whole ms. -1 when the script is to measure the
+     * delay: no reading serves, or no delay (due at once by the Redis clock, not at the next ms the bound may reach).
      */
-    synchronized long dueMs(long delayMs, long scheduledNanos, long nowNanos, long nowWallMs) {
-        if (reading == null || delayMs == 0 || !serves(nowNanos, nowWallMs)) {
+    static long dueMs(ClockReading serving, long delayMs, long scheduledNanos) {
+        if (serving == null || delayMs == 0) {
             return -1;
         }
-        return -Math.floorDiv(-(reading.atMostMicros(scheduledNanos) + delayMs * 1000), 1000);
+        return -Math.floorDiv(-(serving.atMostMicros(scheduledNanos) + delayMs * 1000), 1000);
     }
 
     private boolean serves(long nowNanos, long nowWallMs) {
