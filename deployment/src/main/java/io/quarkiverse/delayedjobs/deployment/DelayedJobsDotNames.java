@@ -16,6 +16,7 @@ final class DelayedJobsDotNames {
     static final DotName NON_BLOCKING = DotName.createSimple("io.smallrye.common.annotation.NonBlocking");
     static final DotName RUN_ON_VIRTUAL_THREAD = DotName.createSimple("io.smallrye.common.annotation.RunOnVirtualThread");
     static final DotName TRANSACTIONAL = DotName.createSimple("jakarta.transaction.Transactional");
+    static final DotName STEREOTYPE = DotName.createSimple("jakarta.enterprise.inject.Stereotype");
 
     private DelayedJobsDotNames() {
     }

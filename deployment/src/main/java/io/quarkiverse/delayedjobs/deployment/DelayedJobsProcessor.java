@@ -6,6 +6,7 @@ import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.DELAYED;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.JOB_CONTEXT;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.NON_BLOCKING;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.RUN_ON_VIRTUAL_THREAD;
+import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.STEREOTYPE;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.TRANSACTIONAL;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.UNI;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.VOID;
@@ -66,6 +67,7 @@ import io.quarkus.arc.deployment.ValidationPhaseBuildItem.ValidationErrorBuildIt
 import io.quarkus.arc.processor.BeanInfo;
 import io.quarkus.arc.processor.BuiltinScope;
 import io.quarkus.arc.processor.InvokerInfo;
+import io.quarkus.arc.processor.StereotypeInfo;
 import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.annotations.ExecutionTime;
@@ -317,7 +319,7 @@ class DelayedJobsProcessor {
         // endpoints, and asking for the event loop as well could never work.
         AnnotationInstance transactional = annotations.hasAnnotation(method, TRANSACTIONAL)
                 ? annotations.getAnnotation(method, TRANSACTIONAL)
-                : transactionalClass(bean.getTarget().get().asClass(), annotations, index);
+                : transactionalClass(bean, annotations, index);
         if (transactional != null && nonBlocking && startsTransaction(transactional)) {
             problems.add(problem("A @Transactional @Delayed method must not be annotated @NonBlocking: a transaction"
                     + " cannot start on the event loop", bean, method));
@@ -465,16 +467,44 @@ class DelayedJobsProcessor {
 
     /**
      * The {@code @Transactional} of the bean's class or of its nearest superclass that has one, which is inherited (and
-     * binds every method); null when none has.
+     * binds every method), else the one a stereotype of the bean carries; null when none has.
      */
-    private static AnnotationInstance transactionalClass(ClassInfo clazz, TransformedAnnotationsBuildItem annotations,
+    private static AnnotationInstance transactionalClass(BeanInfo bean, TransformedAnnotationsBuildItem annotations,
             IndexView index) {
+        ClassInfo clazz = bean.getTarget().get().asClass();
         while (clazz != null) {
             if (annotations.hasAnnotation(clazz, TRANSACTIONAL)) {
                 return annotations.getAnnotation(clazz, TRANSACTIONAL);
             }
             DotName superName = clazz.superName();
             clazz = superName == null || superName.equals(DotName.OBJECT_NAME) ? null : index.getClassByName(superName);
+        }
+        for (StereotypeInfo stereotype : bean.getStereotypes()) {
+            AnnotationInstance transactional = transactionalStereotype(stereotype.getTarget(), index, new HashSet<>());
+            if (transactional != null) {
+                return transactional;
+            }
+        }
+        return null;
+    }
+
+    /** The {@code @Transactional} a stereotype declares, or one of the stereotypes it declares in turn; or null. */
+    private static AnnotationInstance transactionalStereotype(ClassInfo stereotype, IndexView index, Set<DotName> seen) {
+        if (stereotype == null || !seen.add(stereotype.name())) {
+            return null;
+        }
+        AnnotationInstance transactional = stereotype.declaredAnnotation(TRANSACTIONAL);
+        if (transactional != null) {
+            return transactional;
+        }
+        for (AnnotationInstance annotation : stereotype.declaredAnnotations()) {
+            ClassInfo parent = index.getClassByName(annotation.name());
+            if (parent != null && parent.hasDeclaredAnnotation(STEREOTYPE)) {
+                transactional = transactionalStereotype(parent, index, seen);
+                if (transactional != null) {
+                    return transactional;
+                }
+            }
         }
         return null;
     }

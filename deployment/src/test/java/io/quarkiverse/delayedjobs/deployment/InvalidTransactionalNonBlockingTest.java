@@ -4,8 +4,13 @@ import static io.quarkiverse.delayedjobs.deployment.BuildProblems.assertReported
 import static io.quarkiverse.delayedjobs.deployment.BuildProblems.problem;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.util.concurrent.CompletionStage;
 
+import jakarta.enterprise.inject.Stereotype;
 import jakarta.transaction.Transactional;
 import jakarta.transaction.Transactional.TxType;
 
@@ -18,9 +23,10 @@ import io.smallrye.common.annotation.NonBlocking;
 import io.smallrye.mutiny.Uni;
 
 /**
- * {@code @Transactional}, on the method or its class, together with {@code @NonBlocking} is a build error when it
- * starts a transaction (REQUIRED, the default, or REQUIRES_NEW): one cannot start on the event loop, so every
- * delivery would fail. A method that opts out ({@code NOT_SUPPORTED}, {@code SUPPORTS}, {@code NEVER}) may run there.
+ * {@code @Transactional}, on the method, its class or a stereotype of its class, together with {@code @NonBlocking} is
+ * a build error when it starts a transaction (REQUIRED, the default, or REQUIRES_NEW): one cannot start on the event
+ * loop, so every delivery would fail. A method that opts out ({@code NOT_SUPPORTED}, {@code SUPPORTS}, {@code NEVER})
+ * may run there.
  */
 public class InvalidTransactionalNonBlockingTest {
 
@@ -29,12 +35,14 @@ public class InvalidTransactionalNonBlockingTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Handlers.class, TransactionalHandlers.class))
+            .withApplicationRoot(jar -> jar.addClasses(Handlers.class, TransactionalHandlers.class,
+                    TransactionalService.class, Tasks.class, StereotypedHandlers.class))
             .overrideConfigKey("quarkus.redis.devservices.enabled", "false")
             .assertException(failure -> assertReported(failure,
                     problem(RULE, Handlers.class, "method"),
                     problem(RULE, Handlers.class, "requiresNew"),
-                    problem(RULE, TransactionalHandlers.class, "stage")));
+                    problem(RULE, TransactionalHandlers.class, "stage"),
+                    problem(RULE, StereotypedHandlers.class, "stereotyped")));
 
     static class Handlers {
 
@@ -68,6 +76,32 @@ public class InvalidTransactionalNonBlockingTest {
         @Delayed("not-supported")
         CompletionStage<Void> notSupported() {
             return null;
+        }
+    }
+
+    /** A stereotype that binds {@code @Transactional}. */
+    @Stereotype
+    @Transactional
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.TYPE)
+    @interface TransactionalService {
+    }
+
+    /** A stereotype that takes the one above in turn. */
+    @Stereotype
+    @TransactionalService
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.TYPE)
+    @interface Tasks {
+    }
+
+    @Tasks
+    static class StereotypedHandlers {
+
+        @NonBlocking
+        @Delayed("stereotyped")
+        Uni<Void> stereotyped() {
+            return Uni.createFrom().voidItem();
         }
     }
 
