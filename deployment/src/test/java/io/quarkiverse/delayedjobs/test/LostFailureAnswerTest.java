@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -23,14 +26,17 @@ import io.quarkiverse.delayedjobs.DelayedScheduler;
 import io.quarkiverse.delayedjobs.JobContext;
 import io.quarkiverse.delayedjobs.JobDeadLettered;
 import io.quarkiverse.delayedjobs.JobInfo;
+import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Claimed;
 import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
  * A failure whose write Redis carried out, but whose answer came after {@code redis-timeout}, is written again; the
  * second write finds the delivery's claim gone. The job then shows that the first write was done: its dead letter or
- * its pending retry holds the delivery's error and attempt, so the move is told as any other (event, counter).
+ * its pending retry holds the delivery's error and attempt, so the move is told as any other (event, counter). The
+ * same holds for the last occurrence of a recurring job given up after its leases ran out.
  */
 public class LostFailureAnswerTest {
 
@@ -47,7 +53,10 @@ public class LostFailureAnswerTest {
             .overrideConfigKey("quarkus.delayed-jobs.redis-timeout", "1s")
             .overrideConfigKey("quarkus.delayed-jobs.queues.once.max-attempts", "1")
             .overrideConfigKey("quarkus.delayed-jobs.queues.twice.max-attempts", "2")
-            .overrideConfigKey("quarkus.delayed-jobs.queues.twice.backoff.initial", "1h");
+            .overrideConfigKey("quarkus.delayed-jobs.queues.twice.backoff.initial", "1h")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.ended.shards", "1")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.ended.claim-ahead", "0s")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.ended.max-attempts", "1");
 
     static class Handler {
         static volatile CountDownLatch started;
@@ -61,6 +70,13 @@ public class LostFailureAnswerTest {
         @Delayed("twice")
         void twice(JobContext context) throws InterruptedException {
             failWhenTold(context);
+        }
+
+        @Delayed("ended")
+        void ended(JobContext context) {
+            if (context.id().equals("warm-up")) {
+                throw new IllegalStateException("warm-up");
+            }
         }
 
         private static void failWhenTold(JobContext context) throws InterruptedException {
@@ -110,6 +126,40 @@ public class LostFailureAnswerTest {
         assertEquals(JobInfo.State.PENDING, retrying.state());
         assertEquals(1, retrying.attempts());
         assertEquals(BOOM, retrying.lastError());
+    }
+
+    @Test
+    void aGivenUpLastOccurrenceWhoseAnswerWasLostIsToldOnce() throws Exception {
+        scheduler.schedule("ended", "warm-up", null, Duration.ZERO);
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.find("ended", "warm-up").orElseThrow()
+                .lastError() != null);
+        // A schedule whose one occurrence left is the next full hour.
+        ZonedDateTime next = ZonedDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.HOURS).plusHours(1);
+        scheduler.recurring("ended", "last", String.format("0 0 %d %d %d ? %d", next.getHour(), next.getDayOfMonth(),
+                next.getMonthValue(), next.getYear()), ZoneOffset.UTC, null);
+        QueueKeys keys = store.queue("ended").toCompletionStage().toCompletableFuture().get();
+        // A worker that then dies claims the occurrence ahead, on its one allowed attempt.
+        QueueSettings dyingWorker = new QueueSettings(1, Duration.ofSeconds(1), 32, 16, Duration.ZERO, Duration.ZERO, 1,
+                Duration.ofSeconds(1), Duration.ofHours(1));
+        List<Claimed> claimed = store.claim(keys, 0, 0, Duration.ofHours(2).toMillis(), 1, dyingWorker, List.of())
+                .toCompletionStage().toCompletableFuture().get().jobs();
+        assertEquals(List.of("last"), claimed.stream().map(Claimed::id).toList());
+        String claim = claimed.get(0).token().substring(0, claimed.get(0).token().indexOf('.'));
+
+        SilentProxy.delayRepliesAfter("occurrence given up", 2500);
+        try {
+            // Its lease runs out now; the job due at once makes this instance claim it and give it up. Redis writes
+            // that, but the answer comes after redis-timeout, and the write sent again finds the claim gone.
+            assertEquals(":0", RedisTestServer.command(REDIS, "ZADD", keys.shard(0).get(1), "XX", "0", claim));
+            scheduler.schedule("ended", "wake", null, Duration.ZERO);
+            await().atMost(Duration.ofSeconds(10)).until(() -> deadLetters("last") == 1);
+        } finally {
+            SilentProxy.delayRepliesAfter(null, 0);
+        }
+        JobInfo dead = scheduler.find("ended", "last").orElseThrow();
+        assertEquals(JobInfo.State.DEAD, dead.state());
+        assertEquals("lease expired on attempt 1 of 1; occurrence given up", dead.lastError());
+        assertEquals(1, deadLetters("last"));
     }
 
     /**

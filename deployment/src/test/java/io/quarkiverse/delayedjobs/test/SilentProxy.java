@@ -16,6 +16,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 import java.util.function.IntSupplier;
 import java.util.function.LongConsumer;
 
@@ -37,12 +38,16 @@ public final class SilentProxy {
     private static final String DELAY = "delayed-jobs.test.silent-proxy.delay";
     private static final String COMMAND_DELAY = "delayed-jobs.test.silent-proxy.command-delay";
     private static final String SUBSCRIBE_DELAY = "delayed-jobs.test.silent-proxy.subscribe-delay";
+    private static final String DELAY_AFTER = "delayed-jobs.test.silent-proxy.delay-after";
 
     private final List<Link> links = new CopyOnWriteArrayList<>();
     private final AtomicInteger subscribers = new AtomicInteger();
     private volatile long replyDelayMs;
     private volatile long commandReplyDelayMs;
     private volatile long subscribeDelayMs;
+    /** The text of the command whose answer {@link #delayRepliesAfter} holds back, and by how much. */
+    private volatile String delayMarker;
+    private volatile long delayAfterMarkerMs;
 
     private SilentProxy() {
     }
@@ -59,6 +64,10 @@ public final class SilentProxy {
             System.getProperties().put(DELAY, (LongConsumer) ms -> proxy.replyDelayMs = ms);
             System.getProperties().put(COMMAND_DELAY, (LongConsumer) ms -> proxy.commandReplyDelayMs = ms);
             System.getProperties().put(SUBSCRIBE_DELAY, (LongConsumer) ms -> proxy.subscribeDelayMs = ms);
+            System.getProperties().put(DELAY_AFTER, (BiConsumer<String, Long>) (marker, ms) -> {
+                proxy.delayAfterMarkerMs = ms;
+                proxy.delayMarker = marker;
+            });
             System.setProperty(TARGET, target);
             System.setProperty(URL, url);
         } else if (!System.getProperty(TARGET).equals(target)) {
@@ -96,6 +105,15 @@ public final class SilentProxy {
      */
     public static void delaySubscribes(long ms) {
         ((LongConsumer) System.getProperties().get(SUBSCRIBE_DELAY)).accept(ms);
+    }
+
+    /**
+     * Holds back by this much what Redis sends on the connection of the next command that contains {@code marker}, from
+     * the first piece read after that command: Redis carries the command out, but its answer comes late, and so do those
+     * behind it on that connection. Once; null ends it.
+     */
+    public static void delayRepliesAfter(String marker, long ms) {
+        ((BiConsumer<String, Long>) System.getProperties().get(DELAY_AFTER)).accept(marker, ms);
     }
 
     /** The connections that subscribed through the proxy so far. */
@@ -146,15 +164,23 @@ public final class SilentProxy {
                 InputStream in = from.getInputStream();
                 for (int n; (n = in.read(buffer)) >= 0;) {
                     boolean subscribe = false;
-                    if (fromClient && !link.subscriber
-                            && new String(buffer, 0, n, StandardCharsets.ISO_8859_1).toUpperCase(Locale.ROOT)
-                                    .contains("SUBSCRIBE")) {
+                    String text = fromClient ? new String(buffer, 0, n, StandardCharsets.ISO_8859_1) : "";
+                    if (fromClient && !link.subscriber && text.toUpperCase(Locale.ROOT).contains("SUBSCRIBE")) {
                         link.subscriber = true;
                         subscribers.incrementAndGet();
                         subscribe = true;
                     }
+                    String marker = delayMarker;
+                    if (fromClient && marker != null && text.contains(marker)) {
+                        delayMarker = null;
+                        link.holdNextReplyMs = delayAfterMarkerMs;
+                    }
                     long delayMs = fromClient ? (subscribe ? subscribeDelayMs : 0)
                             : link.subscriber ? replyDelayMs : replyDelayMs + commandReplyDelayMs;
+                    if (!fromClient && link.holdNextReplyMs > 0) {
+                        delayMs += link.holdNextReplyMs;
+                        link.holdNextReplyMs = 0;
+                    }
                     pieces.add(new Piece(Arrays.copyOf(buffer, n), System.nanoTime() + delayMs * 1_000_000));
                 }
             } catch (IOException e) {
@@ -200,6 +226,8 @@ public final class SilentProxy {
         final Socket redis;
         volatile boolean subscriber;
         volatile boolean silent;
+        /** How long to hold back the next piece Redis sends (see {@link SilentProxy#delayRepliesAfter}). */
+        volatile long holdNextReplyMs;
 
         Link(Socket client, Socket redis) {
             this.client = client;

@@ -562,7 +562,7 @@ final class QueueWorker {
                 run(delivery, redisMicros);
             } else if (plan.givenUp() != null) {
                 LOG.warnf("Recurring %s: %s", delivery, plan.givenUp());
-                giveUp(delivery, plan.givenUp());
+                giveUp(delivery, plan.givenUp(), false);
             } else {
                 LOG.debugf("Skipping occurrence %d of recurring %s", job.dueMs(), delivery);
                 ack(shard, new Ack(job.id(), job.token(), plan.nextMs()));
@@ -731,22 +731,28 @@ final class QueueWorker {
                 e -> LOG.warnf(e, "Could not record the failure of %s after the stop; it will run again after its lease",
                         delivery),
                 () -> recordFailure(delivery, failure, unreadable, delay, true),
-                outcome -> {
-                    if (outcome == RetryOutcome.STALE && resent) {
-                        // The fencing cannot tell the earlier write carried out from another worker's claim: the job
-                        // tells, by the error and attempt the earlier write left on it.
-                        writesUnderWay++; // told before a graceful stop ends
-                        store.find(keys.queue(), job.id()).onComplete(found -> context.runOnContext(v -> {
-                            failureRecorded(delivery, failure, delay, found.succeeded()
-                                    ? earlierWrite(found.result().orElse(null), delivery, error)
-                                    : RetryOutcome.STALE);
-                            writesUnderWay--;
-                            checkDrained();
-                        }));
-                    } else {
-                        failureRecorded(delivery, failure, delay, outcome);
-                    }
-                });
+                outcome -> judge(delivery, error, outcome, resent,
+                        judged -> failureRecorded(delivery, failure, delay, judged)));
+    }
+
+    /**
+     * Hands on the outcome of a failure's write; when it was written again and found its claim gone, that of the
+     * earlier write instead, as the job shows it: the fencing cannot tell that write carried out from another worker's
+     * claim.
+     */
+    private void judge(Delivery delivery, String error, RetryOutcome outcome, boolean resent,
+            Consumer<RetryOutcome> judged) {
+        if (outcome != RetryOutcome.STALE || !resent) {
+            judged.accept(outcome);
+            return;
+        }
+        writesUnderWay++; // told before a graceful stop ends
+        store.find(keys.queue(), delivery.job().id()).onComplete(found -> context.runOnContext(v -> {
+            judged.accept(found.succeeded() ? earlierWrite(found.result().orElse(null), delivery, error)
+                    : RetryOutcome.STALE);
+            writesUnderWay--;
+            checkDrained();
+        }));
     }
 
     /** What an earlier write of a delivery's failure left, judged from its job now: STALE when none of it shows. */
@@ -782,22 +788,22 @@ final class QueueWorker {
 
     /**
      * Writes that a claimed occurrence is given up without running, after its leases kept running out: its next
-     * occurrence is armed, with the reason as its last error.
+     * occurrence is armed, with the reason as its last error. {@code resent} as for {@link #recordFailure}.
      */
-    private void giveUp(Delivery delivery, String reason) {
+    private void giveUp(Delivery delivery, String reason, boolean resent) {
         Claimed job = delivery.job();
         writeFenced(store.retry(keys, delivery.shard(), job.id(), job.token(), 0, reason, true, delivery.rearmAt(),
                 settings), "record the given-up occurrence of " + delivery,
                 e -> LOG.warnf(e, "Could not record the given-up occurrence of %s after the stop; it is claimed again"
                         + " after its lease", delivery),
-                () -> giveUp(delivery, reason),
-                outcome -> {
-                    if (outcome == RetryOutcome.DEAD) {
+                () -> giveUp(delivery, reason, true),
+                outcome -> judge(delivery, reason, outcome, resent, judged -> {
+                    if (judged == RetryOutcome.DEAD) {
                         // The last occurrence of a schedule that has ended: it stays as a dead letter.
                         LOG.warnf("%s moved to the dead letters: %s", delivery, reason);
                         dispatcher.listener().deadLettered(delivery, new IllegalStateException(reason));
                     }
-                });
+                }));
     }
 
     private void ack(int shard, Ack ack) {
