@@ -16,6 +16,8 @@ final class DelayedJobsDotNames {
     static final DotName NON_BLOCKING = DotName.createSimple("io.smallrye.common.annotation.NonBlocking");
     static final DotName RUN_ON_VIRTUAL_THREAD = DotName.createSimple("io.smallrye.common.annotation.RunOnVirtualThread");
     static final DotName TRANSACTIONAL = DotName.createSimple("jakarta.transaction.Transactional");
+    static final DotName JSON_DESERIALIZE = DotName
+            .createSimple("com.fasterxml.jackson.databind.annotation.JsonDeserialize");
     static final DotName STEREOTYPE = DotName.createSimple("jakarta.enterprise.inject.Stereotype");
 
     private DelayedJobsDotNames() {

@@ -4,6 +4,7 @@ import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.BLOCKING
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.COMPLETION_STAGE;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.DELAYED;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.JOB_CONTEXT;
+import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.JSON_DESERIALIZE;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.NON_BLOCKING;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.RUN_ON_VIRTUAL_THREAD;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.STEREOTYPE;
@@ -460,9 +461,17 @@ class DelayedJobsProcessor {
                         && !sub.declaredAnnotations().isEmpty());
     }
 
+    /**
+     * Whether the payload class is inner and read by Jackson itself: one with a deserializer or builder of its own
+     * ({@code @JsonDeserialize(using|builder)}) may make its instances as it likes.
+     */
     private static boolean isInner(DotName name, IndexView index) {
         ClassInfo clazz = index.getClassByName(name);
-        return clazz != null && isInner(clazz);
+        if (clazz == null || !isInner(clazz)) {
+            return false;
+        }
+        AnnotationInstance deserialize = clazz.declaredAnnotation(JSON_DESERIALIZE);
+        return deserialize == null || deserialize.value("using") == null && deserialize.value("builder") == null;
     }
 
     /**
