@@ -62,8 +62,9 @@ public interface DelayedJobsRuntimeConfig {
      * fails (the operation raises a {@code DelayedJobsException}, a worker tries again a second later) and its
      * connection is replaced: a Redis that stops answering without closing the connection, behind a network cut say,
      * would otherwise hold producers and workers for ever. Opening a connection takes several round trips: it may take
-     * five times this long before it is given up. A call that timed out may still be carried out once Redis goes on:
-     * repeat it by the job's id. At least 1 ms.
+     * five times this long before it is given up. A call that timed out once sent may still be carried out when Redis
+     * goes on: repeat it by the job's id. One that timed out while its connection was opening is never sent. At least
+     * 1 ms.
      */
     @WithDefault("10s")
     Duration redisTimeout();

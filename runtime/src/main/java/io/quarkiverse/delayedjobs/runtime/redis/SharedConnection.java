@@ -160,7 +160,10 @@ final class SharedConnection implements StoreConnection {
         });
     }
 
-    /** Sends a request; it fails after {@code redis-timeout} without an answer, time spent connecting included. */
+    /**
+     * Sends a request; it fails after {@code redis-timeout} without an answer, time spent connecting included, and is
+     * then not sent at all if the connection had not opened yet.
+     */
     private Future<Response> send(Request request, boolean asking) {
         Link link;
         try {
@@ -196,9 +199,13 @@ final class SharedConnection implements StoreConnection {
                 link.ended(); // it ran out of time waiting for room: Redis never gets it
                 return;
             }
-            link.connection.compose(conn -> asking
-                    ? conn.batch(List.of(Request.cmd(Command.ASKING), request)).map(answers -> answers.get(1))
-                    : conn.send(request)).onComplete(ar -> {
+            link.connection.compose(conn -> answer.future().isComplete()
+                    // Timed out while the connection opened: the caller gave up on it, Redis must not run it.
+                    ? Future.<Response> failedFuture("abandoned")
+                    : asking
+                            ? conn.batch(List.of(Request.cmd(Command.ASKING), request)).map(answers -> answers.get(1))
+                            : conn.send(request))
+                    .onComplete(ar -> {
                         vertx.cancelTimer(timer);
                         if (ar.succeeded()) {
                             answer.tryComplete(ar.result());
