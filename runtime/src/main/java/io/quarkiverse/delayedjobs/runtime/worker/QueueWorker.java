@@ -467,8 +467,7 @@ final class QueueWorker {
             acksUnwritten -= request.acks().size(); // written with the claim
             // The claim's lease, counted from when it was sent: it ends no earlier in Redis.
             long leaseEndNanos = sentNanos + (request.aheadMs() + settings.lease().toMillis()) * 1_000_000;
-            claimed(shard, request.aheadMs(), request.aheadLimit(), ar.result(), sentAt, leaseEndNanos,
-                    revoked == null ? Set.of() : revoked);
+            claimed(request, ar.result(), sentAt, leaseEndNanos, revoked == null ? Set.of() : revoked);
         }
         checkDrained();
     }
@@ -508,6 +507,18 @@ final class QueueWorker {
         });
     }
 
+    /**
+     * Whether a claim left a job due within its reach ahead that it could have taken: the first pending one is then a
+     * retry, which is never claimed ahead. A claim looks ahead only when the jobs due at once (and those of leases that
+     * ran out) left it room, and takes at most {@code aheadLimit} ahead.
+     */
+    static boolean stoppedAtRetry(ClaimRequest request, ClaimBatch batch) {
+        long claimedAhead = batch.jobs().stream().filter(job -> job.dueMs() > batch.nowMs()).count();
+        boolean lookedAhead = batch.jobs().size() - claimedAhead < request.limit();
+        return request.aheadMs() > 0 && lookedAhead && claimedAhead < request.aheadLimit()
+                && batch.nextMs() > batch.nowMs() && batch.nextMs() <= batch.nowMs() + request.aheadMs();
+    }
+
     private long wakeTarget(long leadMs, long now) {
         long target = nextFullCheck;
         for (int shard = 0; shard < nextDue.length; shard++) {
@@ -519,15 +530,12 @@ final class QueueWorker {
         return target;
     }
 
-    private void claimed(int shard, long aheadMs, int aheadLimit, ClaimBatch batch, long sentAt, long leaseEndNanos,
-            Set<String> revoked) {
+    private void claimed(ClaimRequest request, ClaimBatch batch, long sentAt, long leaseEndNanos, Set<String> revoked) {
+        int shard = request.shard();
         // Redis ran the script about halfway through the round trip.
         clockOffsetMs = batch.nowMs() - (sentAt + System.currentTimeMillis()) / 2;
         nextDue[shard] = Math.min(batch.nextMs() < 0 ? NOTHING : batch.nextMs(), wokenDuringClaim[shard]);
-        // A claim that had room for more jobs ahead, yet left one due within its reach, stopped at a retry.
-        long claimedAhead = batch.jobs().stream().filter(job -> job.dueMs() > batch.nowMs()).count();
-        dueOnly[shard] = aheadMs > 0 && claimedAhead < aheadLimit && nextDue[shard] == batch.nextMs()
-                && batch.nextMs() > batch.nowMs() && batch.nextMs() <= batch.nowMs() + aheadMs;
+        dueOnly[shard] = nextDue[shard] == batch.nextMs() && stoppedAtRetry(request, batch);
         wokenDuringClaim[shard] = NOTHING;
         batch.buried().forEach(job -> buriedAfterLease(shard, job));
         long redisMicros = store.redisClockAtLeast(batch);
