@@ -509,12 +509,13 @@ final class QueueWorker {
 
     /**
      * Whether a claim left a job due within its reach ahead that it could have taken: the first pending one is then a
-     * retry, which is never claimed ahead. A claim looks ahead only when the jobs due at once (and those of leases that
-     * ran out) left it room, and takes at most {@code aheadLimit} ahead.
+     * retry, which is never claimed ahead. A claim with room for jobs due now looks ahead only when those (and the jobs
+     * of leases that ran out) left some; one without (limit 0: every handler busy) reads the shard from its head up to
+     * the horizon. Either takes at most {@code aheadLimit} ahead.
      */
     static boolean stoppedAtRetry(ClaimRequest request, ClaimBatch batch) {
         long claimedAhead = batch.jobs().stream().filter(job -> job.dueMs() > batch.nowMs()).count();
-        boolean lookedAhead = batch.jobs().size() - claimedAhead < request.limit();
+        boolean lookedAhead = request.limit() == 0 || batch.jobs().size() - claimedAhead < request.limit();
         return request.aheadMs() > 0 && lookedAhead && claimedAhead < request.aheadLimit()
                 && batch.nextMs() > batch.nowMs() && batch.nextMs() <= batch.nowMs() + request.aheadMs();
     }

@@ -51,6 +51,15 @@ class StoppedAtRetryTest {
         assertFalse(QueueWorker.stoppedAtRetry(new ClaimRequest(0, 4, 0, 0, List.of()), batch(1, 0, NOW_MS + 50)));
     }
 
+    /**
+     * A claim of jobs ahead only (limit 0: all handlers busy, or a shard claimed along with a due one) reads the shard
+     * from its head up to the horizon: it looked ahead, and stopped at a retry.
+     */
+    @Test
+    void aClaimOfJobsAheadOnlyThatLeftAJobInReachStoppedAtARetry() {
+        assertTrue(QueueWorker.stoppedAtRetry(new ClaimRequest(0, 0, 100, 2, List.of()), batch(0, 0, NOW_MS + 50)));
+    }
+
     /** A batch read at {@link #NOW_MS} of {@code dueNow} jobs due at once and {@code ahead} due later. */
     private static ClaimBatch batch(int dueNow, int ahead, long nextMs) {
         List<Claimed> jobs = IntStream.range(0, dueNow + ahead)
