@@ -462,8 +462,8 @@ class DelayedJobsProcessor {
     }
 
     /**
-     * Whether the payload class is inner and read by Jackson itself: one with a deserializer or builder of its own
-     * ({@code @JsonDeserialize(using|builder)}) may make its instances as it likes.
+     * Whether the named class is inner and Jackson would have to make its instances itself, which it cannot: one with a
+     * deserializer or builder of its own ({@code @JsonDeserialize(using|builder)}) makes them as it likes.
      */
     private static boolean isInner(DotName name, IndexView index) {
         ClassInfo clazz = index.getClassByName(name);
