@@ -22,9 +22,10 @@ import io.vertx.redis.client.ResponseType;
 
 /**
  * Listens on the wake channels of the handled queues, where the scripts publish {@code shard:dueMs} when a shard gets
- * an earlier head, and {@code shard:-token} when a job claimed ahead of its due time ended before it. After a lost
- * connection it reconnects and, once Redis confirmed the new subscription, makes every worker look at all its shards,
- * since news may have been missed meanwhile, and tells the engine (Redis may have restarted without its data).
+ * an earlier head, and {@code shard:-token} when a job claimed ahead of its due time ended before it. Once Redis
+ * confirmed a subscription, the first or one opened again after a lost connection, it makes every worker look at all
+ * its shards, since news may have been published before Redis took it; after a reconnect it also tells the engine
+ * (Redis may have restarted without its data).
  * A heartbeat every poll interval proves that the subscription still delivers, so that idle workers need not look at
  * their shards to be sure they missed nothing.
  */
@@ -40,8 +41,13 @@ final class WakeListener {
     private final Map<String, QueueWorker> workers;
     /** Told once a subscription opened again after a lost connection is confirmed. */
     private final Runnable resubscribed;
-    /** Set by a reconnect: the next confirmed subscription makes the workers look at all their shards. */
-    private volatile boolean lookAgain;
+    /**
+     * The next confirmed subscription makes the workers look at all their shards: the first one (they claimed as soon
+     * as its SUBSCRIBE was sent), and each after a reconnect.
+     */
+    private volatile boolean lookAgain = true;
+    /** Set by the first reconnect: from then on a confirmed subscription also tells {@link #resubscribed}. */
+    private volatile boolean reconnected;
     /** A channel of this instance's own, to prove that the subscription still delivers. */
     private final String heartbeatChannel;
     private volatile RedisConnection connection;
@@ -176,7 +182,9 @@ final class WakeListener {
                 // Only now: a claim that Redis ran before the subscription could have missed a wake-up in between.
                 lookAgain = false;
                 workers.values().forEach(QueueWorker::wakeAll);
-                resubscribed.run();
+                if (reconnected) {
+                    resubscribed.run();
+                }
             }
             return;
         }
@@ -230,6 +238,7 @@ final class WakeListener {
             if (stopped) {
                 return;
             }
+            reconnected = true;
             lookAgain = true;
             start().onFailure(e -> {
                 if (!stopped) {
