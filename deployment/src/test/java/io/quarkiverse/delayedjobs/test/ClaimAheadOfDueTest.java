@@ -101,7 +101,8 @@ public class ClaimAheadOfDueTest {
         scheduleHeld("timed", "x");
         // A claim whose own reading is from the epoch: on one server, the reading of the claim answered last (at least
         // the one that just held 'timed') bounds the clock instead. RedisClusterTest checks that nodes do not.
-        ClaimBatch stale = new ClaimBatch(new ClockReading(0, System.nanoTime(), System.nanoTime()), -1, List.of(), List.of());
+        ClaimBatch stale = new ClaimBatch(new ClockReading(0, System.nanoTime(), System.nanoTime()), -1, false, List.of(),
+                List.of());
         long boundMicros = store.redisClockAtLeast(stale);
         Instant heldAt = Instant.now().minusSeconds(5);
         assertTrue(boundMicros > heldAt.toEpochMilli() * 1000, "the clock bound was " + boundMicros + " µs");

@@ -99,7 +99,8 @@ public class RedisClusterTest {
 
         // Nodes have clocks of their own: a claim's jobs are timed by its own node's reading, never by the later
         // reading of a claim another node answered (a claim whose reading is from the epoch stays near the epoch).
-        ClaimBatch stale = new ClaimBatch(new ClockReading(0, System.nanoTime(), System.nanoTime()), -1, List.of(), List.of());
+        ClaimBatch stale = new ClaimBatch(new ClockReading(0, System.nanoTime(), System.nanoTime()), -1, false, List.of(),
+                List.of());
         long boundMicros = store.redisClockAtLeast(stale);
         assertTrue(boundMicros < 60_000_000, "the clock bound was " + boundMicros + " µs");
 

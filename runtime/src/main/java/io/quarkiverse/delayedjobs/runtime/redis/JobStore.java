@@ -528,9 +528,12 @@ public class JobStore implements AutoCloseable {
 
     /**
      * What a claim returned: the Redis clock as the call ended, the earliest score left in the shard ({@code -1} when
-     * empty), the claimed jobs and those it moved to the dead letters.
+     * empty), whether that time is one to claim at, not ahead of ({@code nextDueOnly}: within the claim's reach ahead,
+     * yet not taken by a claim with room left ahead, so a retry's time or a lease's end), the claimed jobs and those it
+     * moved to the dead letters.
      */
-    public record ClaimBatch(ClockReading clock, long nextMs, List<Claimed> jobs, List<Buried> buried) {
+    public record ClaimBatch(ClockReading clock, long nextMs, boolean nextDueOnly, List<Claimed> jobs,
+            List<Buried> buried) {
 
         public long nowMs() {
             return clock.redisMicros() / 1000;
@@ -616,21 +619,22 @@ public class JobStore implements AutoCloseable {
             int i = 1;
             for (int request = 0; request < requests.size(); request++) {
                 long next = r.get(i).toLong();
-                int count = r.get(i + 1).toInteger();
+                boolean nextDueOnly = r.get(i + 1).toInteger() == 1;
+                int count = r.get(i + 2).toInteger();
                 List<Claimed> jobs = new ArrayList<>(count);
-                for (int j = i + 2; j < i + 2 + 6 * count; j += 6) {
+                for (int j = i + 3; j < i + 3 + 6 * count; j += 6) {
                     String cron = r.get(j + 5).toString();
                     jobs.add(new Claimed(r.get(j).toString(), r.get(j + 1).toString(), r.get(j + 2).toInteger(),
                             r.get(j + 3).toLong(), r.get(j + 4).toBytes(), cron.isEmpty() ? null : cron));
                 }
-                i += 2 + 6 * count;
+                i += 3 + 6 * count;
                 int buriedCount = r.get(i).toInteger();
                 List<Buried> buried = new ArrayList<>(buriedCount);
                 for (int j = i + 1; j < i + 1 + 4 * buriedCount; j += 4) {
                     buried.add(new Buried(r.get(j).toString(), r.get(j + 1).toString(), r.get(j + 2).toInteger(),
                             r.get(j + 3).toLong()));
                 }
-                batches.add(new ClaimBatch(clock, next, jobs, buried));
+                batches.add(new ClaimBatch(clock, next, nextDueOnly, jobs, buried));
                 i += 1 + 4 * buriedCount;
             }
             return batches;

@@ -507,19 +507,6 @@ final class QueueWorker {
         });
     }
 
-    /**
-     * Whether a claim left a job due within its reach ahead that it could have taken: the first pending one is then a
-     * retry, which is never claimed ahead. A claim with room for jobs due now looks ahead only when those (and the jobs
-     * of leases that ran out) left some; one without (limit 0: every handler busy) reads the shard from its head up to
-     * the horizon. Either takes at most {@code aheadLimit} ahead.
-     */
-    static boolean stoppedAtRetry(ClaimRequest request, ClaimBatch batch) {
-        long claimedAhead = batch.jobs().stream().filter(job -> job.dueMs() > batch.nowMs()).count();
-        boolean lookedAhead = request.limit() == 0 || batch.jobs().size() - claimedAhead < request.limit();
-        return request.aheadMs() > 0 && lookedAhead && claimedAhead < request.aheadLimit()
-                && batch.nextMs() > batch.nowMs() && batch.nextMs() <= batch.nowMs() + request.aheadMs();
-    }
-
     private long wakeTarget(long leadMs, long now) {
         long target = nextFullCheck;
         for (int shard = 0; shard < nextDue.length; shard++) {
@@ -536,7 +523,7 @@ final class QueueWorker {
         // Redis ran the script about halfway through the round trip.
         clockOffsetMs = batch.nowMs() - (sentAt + System.currentTimeMillis()) / 2;
         nextDue[shard] = Math.min(batch.nextMs() < 0 ? NOTHING : batch.nextMs(), wokenDuringClaim[shard]);
-        dueOnly[shard] = nextDue[shard] == batch.nextMs() && stoppedAtRetry(request, batch);
+        dueOnly[shard] = nextDue[shard] == batch.nextMs() && batch.nextDueOnly();
         wokenDuringClaim[shard] = NOTHING;
         batch.buried().forEach(job -> buriedAfterLease(shard, job));
         long redisMicros = store.redisClockAtLeast(batch);

@@ -14,11 +14,13 @@
 --       then for each shard, in the order of its keys: shard index, most jobs due now to claim, how far ahead of due
 --       to claim (ms), most jobs to claim ahead, the number n of deliveries to acknowledge, then n triples: job id,
 --       token, next due in ms of a recurring job ('' to remove the job)
--- Returns {now, next, count, id, token, attempt, due, payload, cron, id, ..., buried, id, token, attempt, due, id, ...,
--- next, count, ...}: now is this server's time in µs as the call ends (its worker times the jobs claimed ahead from
--- it: the later the reading, the closer to their due time they start); then for each shard, next is the earliest time
--- left in its 'due' or 'run' (ms), or -1 when both are empty, and count the jobs claimed from it, six values each
--- (cron is '' for a plain job); then buried, the number of jobs this call moved to the dead letters, four values each:
+-- Returns {now, next, dueOnly, count, id, token, attempt, due, payload, cron, id, ..., buried, id, token, attempt, due,
+-- id, ..., next, dueOnly, count, ...}: now is this server's time in µs as the call ends (its worker times the jobs
+-- claimed ahead from it: the later the reading, the closer to their due time they start); then for each shard, next is
+-- the earliest time left in its 'due' or 'run' (ms), or -1 when both are empty; dueOnly is 1 when next is within the
+-- claim's reach ahead and the claim, with room left ahead, did not take it (a retry, never claimed ahead, or a lease's
+-- end), so that its worker claims the shard at that time rather than ahead of it, else 0; count is the number of jobs
+-- claimed from it, six values each (cron is '' for a plain job); then buried, the number of jobs this call moved to the dead letters, four values each:
 -- the token and attempt of the delivery whose lease ran out, and the job's due time (so that the worker reports them).
 if #KEYS == 0 or #KEYS % 9 ~= 0 then
   return redis.error_reply('ERR claim takes nine keys per shard')
@@ -135,6 +137,7 @@ for first = 1, #KEYS, 9 do
   local head = #out
   out[head + 1] = -1
   out[head + 2] = 0
+  out[head + 3] = 0
 
   acknowledge(at + 5, at + 4 + 3 * acks, channel, shard)
 
@@ -190,6 +193,9 @@ for first = 1, #KEYS, 9 do
   -- first, and the jobs ahead only when fewer were due than the room: a busy queue reads no member it does not claim
   -- (each costs Redis the print of its score).
   local room = math.max(0, limit - claimed)
+  -- Whether this claim read the shard up to its horizon and had room left ahead: a time within reach that it left
+  -- is one a claim ahead does not take.
+  local lookedAhead = false
   if room + aheadLimit > 0 then
     local nowScore = scoreText(now + 1, 0)
     local horizonBound = '(' .. scoreText(horizon + 1, 0)
@@ -197,10 +203,12 @@ for first = 1, #KEYS, 9 do
     if room == 0 then
       due = redis.call('ZRANGEBYSCORE', shardKeys[1], '-inf', horizonBound, 'WITHSCORES', 'LIMIT', '0',
           decimal(aheadLimit))
+      lookedAhead = aheadLimit > 0
     else
       due = redis.call('ZRANGEBYSCORE', shardKeys[1], '-inf', '(' .. nowScore, 'WITHSCORES', 'LIMIT', '0',
           decimal(room))
       if #due < 2 * room and aheadLimit > 0 then
+        lookedAhead = true
         local n = #due
         for k, v in ipairs(redis.call('ZRANGEBYSCORE', shardKeys[1], nowScore, horizonBound, 'WITHSCORES', 'LIMIT', '0',
             decimal(aheadLimit))) do
@@ -234,6 +242,7 @@ for first = 1, #KEYS, 9 do
       ids[k], dues[k], attempts[k], payloads[k] = id, lastText, attempt, payload
       redis.call('HDEL', indexKey(bucketOfScored(id, score, time)), id)
     end
+    lookedAhead = lookedAhead and ahead < aheadLimit
     if #ids > 0 then
       -- They are the first members by rank: removing them by rank spares a search of the skip list for each.
       redis.call('ZREMRANGEBYRANK', shardKeys[1], '0', decimal(#ids - 1))
@@ -256,7 +265,11 @@ for first = 1, #KEYS, 9 do
   elseif headDue or headRun then
     out[head + 1] = headDue or headRun
   end
-  out[head + 2] = claimed
+  local nextTime = out[head + 1]
+  if lookedAhead and nextTime > now and nextTime <= horizon then
+    out[head + 2] = 1
+  end
+  out[head + 3] = claimed
   local n = #out
   out[n + 1] = #buried / 4
   for k = 1, #buried do
