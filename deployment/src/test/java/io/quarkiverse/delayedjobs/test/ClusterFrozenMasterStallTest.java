@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
 import java.util.stream.IntStream;
@@ -35,20 +36,26 @@ import io.quarkus.test.QuarkusUnitTest;
  * {@code redis-timeout} late.</li>
  * <li>With four schedule calls to the frozen master under way, a schedule to a healthy shard goes at once: the calls
  * under way are counted per master; before, per queue, and it waited for one of them to time out.</li>
+ * <li>A job of a healthy shard, due a second after a job of that shard claimed in the same round as the frozen
+ * master's shard, runs on time while that job's handler is still at work: the next round, and the wake timer, are
+ * planned after each answer on a cluster; before, once the whole round was back (or a handler finished), and that
+ * job too ran about {@code redis-timeout} late.</li>
  * </ol>
- * Found by a review helper.
+ * Found by review helpers.
  */
 public class ClusterFrozenMasterStallTest {
 
     static final List<String> NODES = RedisTestServer.clusterWithReplicasUrls("frozen-stall", 60_000);
     static final int SHARDS = 8;
     static final QueueKeys LATE = new QueueKeys("frozen-stall", "late", SHARDS);
+    static final QueueKeys MID_ROUND = new QueueKeys("frozen-stall", "mid-round", SHARDS);
     static final QueueKeys STALL = new QueueKeys("frozen-stall", "stall", 64);
-    /** A master that holds some of the shards of 'late' but not all (and, with 64 shards, several of 'stall'). */
+    /**
+     * A master that holds some of the shards of 'late' and of 'mid-round' but not all (and, with 64 shards, several of
+     * 'stall').
+     */
     static final String FROZEN = NODES.stream()
-            .filter(url -> RedisTestServer.isMaster(url)
-                    && IntStream.range(0, SHARDS).anyMatch(s -> RedisTestServer.holds(url, LATE.shard(s).get(0)))
-                    && IntStream.range(0, SHARDS).anyMatch(s -> !RedisTestServer.holds(url, LATE.shard(s).get(0))))
+            .filter(url -> RedisTestServer.isMaster(url) && holdsSomeNotAll(url, LATE) && holdsSomeNotAll(url, MID_ROUND))
             .findFirst().orElseThrow();
 
     @RegisterExtension
@@ -58,17 +65,37 @@ public class ClusterFrozenMasterStallTest {
             .overrideConfigKey("quarkus.redis.hosts", String.join(",", NODES))
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "frozen-stall")
             .overrideConfigKey("quarkus.delayed-jobs.queues.\"stall\".shards", "64")
+            // Claimed once due: a job claimed ahead would plan the next round as its timer starts it.
+            .overrideConfigKey("quarkus.delayed-jobs.queues.\"mid-round\".claim-ahead", "0")
             .overrideConfigKey("quarkus.delayed-jobs.redis-timeout", "4s")
             .overrideConfigKey("quarkus.redis.health.enabled", "false");
 
     static class Recorder {
         /** Job id to its lateness in ms as its handler started. */
         static final Map<String, Long> late = new ConcurrentHashMap<>();
+        /** Lets the handlers of jobs with the payload "slow" end. */
+        static final CountDownLatch slowEnd = new CountDownLatch(1);
 
         @Delayed("late")
         void run(String payload, JobContext context) {
             late.put(context.id(), Duration.between(context.dueAt(), Instant.now()).toMillis());
         }
+
+        /** Job id to its lateness in ms as its handler started, for the queue 'mid-round'. */
+        static final Map<String, Long> lateMidRound = new ConcurrentHashMap<>();
+
+        @Delayed("mid-round")
+        void runMidRound(String payload, JobContext context) throws InterruptedException {
+            lateMidRound.put(context.id(), Duration.between(context.dueAt(), Instant.now()).toMillis());
+            if (payload.equals("slow")) {
+                slowEnd.await(20, TimeUnit.SECONDS); // a long job
+            }
+        }
+    }
+
+    static boolean holdsSomeNotAll(String url, QueueKeys keys) {
+        return IntStream.range(0, SHARDS).anyMatch(s -> RedisTestServer.holds(url, keys.shard(s).get(0)))
+                && IntStream.range(0, SHARDS).anyMatch(s -> !RedisTestServer.holds(url, keys.shard(s).get(0)));
     }
 
     @Inject
@@ -88,6 +115,37 @@ public class ClusterFrozenMasterStallTest {
             if (shard.test(keys.shardOf(id)) && found++ == skip) {
                 return id;
             }
+        }
+    }
+
+    @Test
+    void aShardAnsweredWhileTheFrozenMastersClaimIsUnderWayGoesOn() {
+        IntPredicate frozenShard = s -> RedisTestServer.holds(FROZEN, MID_ROUND.shard(s).get(0));
+        String onFrozen = idOn(MID_ROUND, frozenShard, 0);
+        String healthy = idOn(MID_ROUND, frozenShard.negate(), 0);
+        String healthyNext = idOn(MID_ROUND, s -> s == MID_ROUND.shardOf(healthy), 1);
+        // The two shards come due at once, so one round claims both; the healthy shard's answer tells of its next job,
+        // a second later, and its job is still running then.
+        Instant due = Instant.now().plusMillis(3000);
+        scheduler.schedule("mid-round", onFrozen, "p", due);
+        scheduler.schedule("mid-round", healthy, "slow", due);
+        scheduler.schedule("mid-round", healthyNext, "p", due.plusMillis(1000));
+        String warmFrozen = idOn(MID_ROUND, s -> s == MID_ROUND.shardOf(onFrozen), 1);
+        String warmHealthy = idOn(MID_ROUND, s -> s == MID_ROUND.shardOf(healthy), 2);
+        scheduler.schedule("mid-round", warmFrozen, "p", Duration.ZERO);
+        scheduler.schedule("mid-round", warmHealthy, "p", Duration.ZERO);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> Recorder.lateMidRound.containsKey(warmFrozen) && Recorder.lateMidRound.containsKey(warmHealthy));
+        assertTrue(Instant.now().isBefore(due.minusMillis(500)), "the master froze too late: nothing is tested");
+        RedisTestServer.freeze(FROZEN);
+        try {
+            await().atMost(Duration.ofSeconds(20)).until(() -> Recorder.lateMidRound.containsKey(healthyNext));
+            long lateness = Recorder.lateMidRound.get(healthyNext);
+
+            assertTrue(lateness < 1000, "the healthy shard's next job ran " + lateness + " ms late");
+        } finally {
+            Recorder.slowEnd.countDown();
+            RedisTestServer.thaw(FROZEN);
         }
     }
 

@@ -275,8 +275,10 @@ final class QueueWorker {
             answers.get(i).onComplete(ar -> context.runOnContext(v -> {
                 claimAnswered(request, sentAt, sentNanos, ar);
                 // The next round is planned once this one is all back: planned after the first answer of a call, it
-                // would claim from that shard alone while the other answers of the call wait their turn.
-                if (--unanswered[0] == 0) {
+                // would claim from that shard alone while the other answers of the call wait their turn. On a cluster,
+                // where each claim is a call of its own, after each answer: a claim whose master does not answer
+                // would otherwise hold up the next claim, and the wake timer, of the shards answered meanwhile.
+                if (--unanswered[0] == 0 || store.cluster()) {
                     pump();
                 }
             }));
