@@ -14,11 +14,12 @@ import java.lang.annotation.Target;
  * parameter, in any order, and return {@code void}, {@code Uni<Void>} or {@code CompletionStage<Void>}.
  * <p>
  * A method returning {@code void} runs on a worker thread unless annotated {@code @NonBlocking}; an asynchronous one
- * runs on the event loop unless annotated {@code @Blocking}; {@code @RunOnVirtualThread} runs it on a virtual thread.
+ * runs on the event loop unless annotated {@code @Blocking} or {@code @Transactional} (on the method, its class or a
+ * stereotype); {@code @RunOnVirtualThread} runs it on a virtual thread.
  * A queue has at most one handler per application; every rule is checked at build time.
  * <p>
- * With a {@link #cron()} the handler is also recurring: every instance registers the schedule at startup under the
- * job id equal to the queue name, and each occurrence runs once across all instances.
+ * With a {@link #cron()} the handler is also recurring: every instance that runs workers registers the schedule at
+ * startup under the job id equal to the queue name, and each occurrence runs once across all instances.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

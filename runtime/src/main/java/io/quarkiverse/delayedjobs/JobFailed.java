@@ -11,7 +11,8 @@ import java.time.Duration;
  * (called on a thread of the extension, {@code delayed-jobs-events-…}, where it may block) or {@code @ObservesAsync}.
  *
  * @param job the delivery that failed
- * @param failure what the handler threw, or the failure of its asynchronous result
+ * @param failure what the handler threw, the failure of its asynchronous result, the payload that could not be read,
+ *        or the lease lost before a success could be recorded
  * @param duration how long the handler ran
  */
 public record JobFailed(JobContext job, Throwable failure, Duration duration) {

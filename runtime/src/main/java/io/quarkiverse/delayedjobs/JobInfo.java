@@ -8,7 +8,7 @@ import java.time.Instant;
  * @param queue the queue
  * @param id the job id
  * @param state pending, running or dead
- * @param dueAt when the job is (or was) due
+ * @param dueAt when the job is (or was) due; for a job waiting for a retry, the time of that retry
  * @param attempts deliveries so far
  * @param lastError the error of the last failed delivery, or {@code null}
  * @param payload the payload as JSON text

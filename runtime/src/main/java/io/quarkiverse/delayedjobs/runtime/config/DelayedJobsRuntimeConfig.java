@@ -42,8 +42,9 @@ public interface DelayedJobsRuntimeConfig {
     MemorySize maxPayloadSize();
 
     /**
-     * The longest an idle instance goes without proof that its wake-up notifications still arrive: every poll interval
-     * it publishes a heartbeat on a channel of its own and, when that does not come back within 5 s, reconnects and
+     * The longest an idle instance that runs workers goes without proof that its wake-up notifications still arrive:
+     * every poll interval it publishes a heartbeat on a channel of its own and, when that does not come back within 5 s,
+     * reconnects and
      * looks at every shard. Idle workers also look at every shard every 10 poll intervals. This is a safety net, not
      * the firing precision: workers wake at the next known due time. At least 1 ms.
      */
@@ -132,8 +133,8 @@ public interface DelayedJobsRuntimeConfig {
 
         /**
          * Shards per queue: the number of sorted sets a queue is split into, each in its own Redis hash slot. It is part
-         * of the queue's identity: the first instance records it in Redis, and an instance configured differently
-         * refuses to start. From 1 to 1024.
+         * of the queue's identity: the first instance records it in Redis; an instance configured differently refuses
+         * to start when it handles the queue, and otherwise fails every operation on that queue. From 1 to 1024.
          */
         @WithDefault("8")
         int shards();

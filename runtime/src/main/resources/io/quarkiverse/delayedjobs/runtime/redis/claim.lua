@@ -20,8 +20,9 @@
 -- the earliest time left in its 'due' or 'run' (ms), or -1 when both are empty; dueOnly is 1 when next is within the
 -- claim's reach ahead and the claim, with room left ahead, did not take it (a retry, never claimed ahead, or a lease's
 -- end), so that its worker claims the shard at that time rather than ahead of it, else 0; count is the number of jobs
--- claimed from it, six values each (cron is '' for a plain job); then buried, the number of jobs this call moved to the dead letters, four values each:
--- the token and attempt of the delivery whose lease ran out, and the job's due time (so that the worker reports them).
+-- claimed from it, six values each (cron is '' for a plain job); then buried, the number of jobs this call moved to
+-- the dead letters, four values each: the job's id, the token and attempt of the delivery whose lease ran out, and the
+-- job's due time (so that the worker reports them).
 if #KEYS == 0 or #KEYS % 9 ~= 0 then
   return redis.error_reply('ERR claim takes nine keys per shard')
 end
