@@ -78,6 +78,21 @@ public final class RedisTestServer {
     }
 
     /**
+     * The URL, with {@code password} in it, of a cluster-enabled server that requires that password and serves no slot
+     * (no cluster was created), started on first use.
+     */
+    public static synchronized String slotlessClusterNodeUrl(String password) {
+        String property = "delayed-jobs.test.redis-slotless-url";
+        String url = System.getProperty(property);
+        if (url == null) {
+            url = new RedisTestServer(freeClusterPort(), temporaryDirectory("redis-test"), "--cluster-enabled", "yes",
+                    "--requirepass", password).url().replace("redis://", "redis://:" + password + "@");
+            System.setProperty(property, url);
+        }
+        return url;
+    }
+
+    /**
      * The URLs of the nodes of a Redis Cluster of three masters on this host (every slot served), started on first use,
      * as {@code quarkus.redis.hosts} takes them.
      */

@@ -378,7 +378,7 @@ public final class ClusterConnections implements StoreConnection {
      */
     private String[] install(String askedEndpoint, Response reply) {
         if (reply == null || reply.size() == 0) {
-            throw new IllegalStateException("The node " + askedEndpoint + " knows no slot of the cluster");
+            throw new IllegalStateException("The node " + address(askedEndpoint) + " knows no slot of the cluster");
         }
         String[] map = new String[SLOTS];
         Set<String> named = new HashSet<>();
@@ -442,6 +442,27 @@ public final class ClusterConnections implements StoreConnection {
     }
 
     /**
+     * The host and port of an endpoint URI, for messages and logs: the URI may carry the password, which error texts
+     * would take to the readiness check's answer, to callers and to the log.
+     */
+    public static String address(String endpoint) {
+        int schemeEnd = endpoint.indexOf("://");
+        String rest = schemeEnd < 0 ? endpoint : endpoint.substring(schemeEnd + 3);
+        String authority = rest.substring(0, authorityEnd(rest));
+        return authority.substring(authority.lastIndexOf('@') + 1);
+    }
+
+    /** Where the authority (credentials, host, port) of a URI without its scheme ends. */
+    private static int authorityEnd(String rest) {
+        for (int i = 0; i < rest.length(); i++) {
+            if (rest.charAt(i) == '/' || rest.charAt(i) == '?') {
+                return i;
+            }
+        }
+        return rest.length();
+    }
+
+    /**
      * The endpoint URI of a node the cluster names by host and port, with everything else of {@code template}: scheme,
      * credentials (before the host, or as query parameters), path and query. A node whose host the cluster does not
      * know ({@code ?} or empty) is on the template's host.
@@ -450,13 +471,7 @@ public final class ClusterConnections implements StoreConnection {
         int schemeEnd = template.indexOf("://");
         String scheme = schemeEnd < 0 ? "redis://" : template.substring(0, schemeEnd + 3);
         String rest = schemeEnd < 0 ? template : template.substring(schemeEnd + 3);
-        int authorityEnd = rest.length();
-        for (int i = 0; i < rest.length(); i++) {
-            if (rest.charAt(i) == '/' || rest.charAt(i) == '?') {
-                authorityEnd = i;
-                break;
-            }
-        }
+        int authorityEnd = authorityEnd(rest);
         String authority = rest.substring(0, authorityEnd);
         int at = authority.lastIndexOf('@');
         String hostAndPort = authority.substring(at + 1);

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.jboss.logging.Logger;
 
+import io.quarkiverse.delayedjobs.runtime.redis.ClusterConnections;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -259,7 +260,7 @@ final class WakeListener {
         JobStore.OwnClient client = conn == null ? null : clients.get(conn);
         if (node != null && client != null && node.equals(client.node())) {
             LOG.debugf("The delayed-jobs store lost its connection to %s, where the wake subscription is; reconnecting",
-                    node);
+                    ClusterConnections.address(node));
             replace(conn);
         } else {
             checkHeartbeatAfterLoss();
