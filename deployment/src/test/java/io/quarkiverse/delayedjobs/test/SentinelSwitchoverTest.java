@@ -28,7 +28,8 @@ import io.quarkus.test.QuarkusUnitTest;
  * drops what it took meanwhile: an instance still writing there loses the jobs it scheduled, those not run by then.
  * The engine moves to the new master when Sentinel announces it, so every job scheduled once its calls reach the new
  * master runs. (What the old master takes between the promotion of its replica and that move is lost all the same:
- * Sentinel does not stop the old master's writes.)
+ * Sentinel does not stop the old master's writes.) A connection the new master closes is replaced at once, before and
+ * after the old master's demotion.
  */
 public class SentinelSwitchoverTest {
 
@@ -70,6 +71,15 @@ public class SentinelSwitchoverTest {
             await().atMost(Duration.ofSeconds(5)).until(
                     () -> RedisTestServer.command(REDIS.replicaUrl(), "CLIENT", "LIST").contains("cmd=evalsha"));
             moved = System.nanoTime();
+            // The new master closes the connection that followed the switch, before Sentinel demoted the old master:
+            // the first call that finds it closed replaces it. Before, its end went unnoticed (the client had swapped
+            // the socket under the connection, whose end handlers stayed with the old one) and every call failed until
+            // the old master's demotion closed that one too, some 10 s later.
+            RedisTestServer.command(REDIS.replicaUrl(), "CLIENT", "KILL", "TYPE", "normal");
+            long killed = System.nanoTime();
+            await().atMost(Duration.ofSeconds(3))
+                    .until(() -> scheduled.values().stream().anyMatch(started -> started - killed > 0));
+            assertTrue(RedisTestServer.isMaster(REDIS.masterUrl()), "the old master was demoted already: nothing tested");
             // The old master is demoted and resynchronised from the new one: what it took after the switch is gone.
             RedisTestServer.awaitReplicating(REDIS.masterUrl(), Duration.ofSeconds(60));
             int atDemotion = scheduled.size();

@@ -210,12 +210,27 @@ final class SharedConnection implements StoreConnection {
                         if (ar.succeeded()) {
                             answer.tryComplete(ar.result());
                         } else {
+                            if (closedUnderneath(ar.cause())) {
+                                drop(link);
+                            }
                             answer.tryFail(link.unanswered ? unanswered() : ar.cause());
                         }
                         link.ended();
                     });
         });
         return answer.future();
+    }
+
+    /**
+     * Whether a call failed because its connection is closed. The connection's end handler tells of that too, except
+     * on Sentinel: after a switchover the client swaps the socket under the connection, and the handlers stay with the
+     * old one, so a new master closing its connection would go unnoticed, every call failing at once, until the old
+     * master's connection ended too (when Sentinel demoted it: some 10 s; never, while a partition hides it).
+     */
+    private static boolean closedUnderneath(Throwable failure) {
+        String message = failure.getMessage();
+        // Sent on a closed connection; and in flight as it closed.
+        return "Connection is closed".equals(message) || "CONNECTION_CLOSED".equals(message);
     }
 
     private TimeoutException unanswered() {
