@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 import java.util.stream.Stream;
 
@@ -55,20 +56,36 @@ final class LocalRedisServer implements Startable {
     public void start() {
         try {
             dir = Files.createTempDirectory("quarkus-delayed-jobs-redis-");
-            IllegalStateException failure = null;
-            for (int attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not create a directory for " + executable, e);
+        }
+        // A JVM that exits without closing its Dev Services, or is stopped while the server starts, must not leave it
+        // behind.
+        shutdownHook = new Thread(this::stopProcess, "delayed-jobs-redis-server-stop");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+        try {
+            for (int attempt = 1;; attempt++) {
                 try {
                     launch();
                     return;
-                } catch (IllegalStateException e) {
-                    failure = e;
+                } catch (PortTaken e) {
+                    if (attempt == PORT_ATTEMPTS) {
+                        throw e;
+                    }
                 }
             }
+        } catch (IOException | RuntimeException e) {
+            close();
             deleteDir();
-            throw failure;
-        } catch (IOException e) {
-            deleteDir();
-            throw new UncheckedIOException("Could not start " + executable, e);
+            throw e instanceof IOException io ? new UncheckedIOException("Could not start " + executable, io)
+                    : (RuntimeException) e;
+        }
+    }
+
+    /** Another process took the free port (or the cluster bus port) between our probe and the server's bind. */
+    private static final class PortTaken extends IllegalStateException {
+        PortTaken(String message) {
+            super(message);
         }
     }
 
@@ -81,26 +98,62 @@ final class LocalRedisServer implements Startable {
             command.addAll(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                     "--cluster-announce-ip", "127.0.0.1"));
         }
-        process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).start();
+        synchronized (this) {
+            process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
+                    .redirectOutput(log.toFile()).start();
+        }
         long deadline = System.currentTimeMillis() + STARTUP_TIMEOUT_MS;
-        while (!(answersPing() && isOurs() && (!cluster || servesEverySlot()))) {
+        awaitUntil(() -> answersPing() && isOurs(), deadline, log);
+        // Before the cluster's slots: a Redis 6 refuses CLUSTER ADDSLOTSRANGE, and would say nothing clearer.
+        String version = versionOf(call("INFO server"));
+        if (!atLeast7(version)) {
+            throw new IllegalStateException(executable + " is Redis " + version + ", and Delayed Jobs needs Redis 7.0 or"
+                    + " later: put a newer redis-server on the PATH, or set quarkus.redis.hosts");
+        }
+        if (cluster) {
+            awaitUntil(this::servesEverySlot, deadline, log);
+        }
+    }
+
+    /** Waits until {@code ready}; a server that exits or is not ready by {@code deadline} fails the start. */
+    private void awaitUntil(BooleanSupplier ready, long deadline, Path log) throws IOException {
+        while (!ready.getAsBoolean()) {
             if (!process.isAlive() || System.currentTimeMillis() > deadline) {
                 process.destroyForcibly();
-                throw new IllegalStateException(executable + " did not start on port " + port + ": "
-                        + Files.readString(log, StandardCharsets.UTF_8).strip());
+                String said = Files.readString(log, StandardCharsets.UTF_8).strip();
+                String message = executable + " did not start on port " + port + ": " + said;
+                throw said.contains("Address already in use") ? new PortTaken(message)
+                        : new IllegalStateException(message);
             }
             try {
                 Thread.sleep(20);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                process.destroyForcibly();
                 throw new IllegalStateException("Interrupted while waiting for " + executable, e);
             }
         }
-        // A JVM that exits without closing its Dev Services must not leave the server behind.
-        shutdownHook = new Thread(this::stopProcess, "delayed-jobs-redis-server-stop");
-        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /** The {@code redis_version} of an {@code INFO server} answer, or null. */
+    static String versionOf(String info) {
+        if (info != null) {
+            for (String line : info.split("\\r?\\n")) {
+                if (line.startsWith("redis_version:")) {
+                    return line.substring("redis_version:".length()).strip();
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Whether {@code version} is 7.0 or later; an unknown one is let through, for the scripts to tell. */
+    static boolean atLeast7(String version) {
+        int dot = version == null ? -1 : version.indexOf('.');
+        try {
+            return dot < 0 || Integer.parseInt(version.substring(0, dot)) >= 7;
+        } catch (NumberFormatException e) {
+            return true;
+        }
     }
 
     private boolean answersPing() {

@@ -58,6 +58,19 @@ public class RedisServerDevServicesProcessor {
             LOG.debug("Not starting redis-server: the Redis Dev Service of quarkus-redis-client starts a container");
             return;
         }
+        String clientType = ConfigProvider.getConfig()
+                .getOptionalValue(RedisConfig.getPropertyName(clientName, "client-type"), String.class)
+                .orElse("standalone");
+        // One server, or a cluster of one node, is what it starts: a Sentinel client would find no Sentinel there, and
+        // a replication client would wait for a replica for ever.
+        boolean cluster = "cluster".equalsIgnoreCase(clientType);
+        if (!cluster && !"standalone".equalsIgnoreCase(clientType)) {
+            LOG.warnf("Dev Services for Delayed Jobs start a single redis-server or a cluster of one node, not a %s"
+                    + " setup (%s=%s), so they start nothing: set %s for dev mode and tests, or use client-type"
+                    + " standalone or cluster there", clientType, RedisConfig.getPropertyName(clientName, "client-type"),
+                    clientType, hostsKey);
+            return;
+        }
         Optional<Path> executable = findOnPath(EXECUTABLE);
         if (executable.isEmpty()) {
             LOG.warnf("No %s on the PATH, so Dev Services for Delayed Jobs cannot start a Redis server: install one"
@@ -67,9 +80,6 @@ public class RedisServerDevServicesProcessor {
         }
         Path server = executable.get();
         // A cluster client refuses a server without cluster support: it gets a cluster of one node.
-        boolean cluster = ConfigProvider.getConfig()
-                .getOptionalValue(RedisConfig.getPropertyName(clientName, "client-type"), String.class)
-                .filter("cluster"::equalsIgnoreCase).isPresent();
         devServices.produce(DevServicesResultBuildItem.<LocalRedisServer> owned()
                 .feature(FEATURE)
                 .serviceName(clientName)
