@@ -141,6 +141,8 @@ final class QueueWorker {
     private int reserved;
     private long topUpTimer = -1;
     private boolean topUpDue;
+    /** Set by {@link #start()}: until then nothing claims. */
+    private boolean started;
     private boolean stopped;
     /** The stop gave up waiting ({@code shutdown-timeout}): acks that fail are not sent again. */
     private boolean abandoned;
@@ -190,6 +192,7 @@ final class QueueWorker {
 
     void start() {
         context.runOnContext(v -> {
+            started = true;
             wakeAll();
             renewTimer = vertx.setPeriodic(Math.max(100, settings.lease().toMillis() / 3), id -> renew());
         });
@@ -228,6 +231,11 @@ final class QueueWorker {
      */
     void wakeAll() {
         context.runOnContext(v -> {
+            if (!started) {
+                // Not started (the engine's start may have failed meanwhile): it claims nothing. Its start looks at
+                // every shard anyway.
+                return;
+            }
             forgetShards();
             // A claim under way may have read its shard before the news missed meanwhile: its answer must not stand
             // for this look, so the shard is looked at again once it is back.
