@@ -46,6 +46,8 @@ final class LocalRedisServer implements Startable {
     private Process process;
     private int port;
     private Thread shutdownHook;
+    /** Set once the server is stopped, or the JVM stops: no server is started after that. */
+    private boolean stopped;
 
     LocalRedisServer(Path executable, boolean cluster) {
         this.executable = executable;
@@ -99,6 +101,10 @@ final class LocalRedisServer implements Startable {
                     "--cluster-announce-ip", "127.0.0.1"));
         }
         synchronized (this) {
+            if (stopped) {
+                // The shutdown hook ran before this start: a server started now would outlive the JVM.
+                throw new IllegalStateException("Stopped before " + executable + " started");
+            }
             process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
                     .redirectOutput(log.toFile()).start();
         }
@@ -277,6 +283,7 @@ final class LocalRedisServer implements Startable {
     }
 
     private synchronized void stopProcess() {
+        stopped = true;
         if (process == null) {
             return;
         }
