@@ -158,11 +158,14 @@ def drain(redis, jobs, per_call, shards_per_call):
             for job_id, token in acks[shard]:
                 args += [job_id, token, '']
         out = redis.call('EVALSHA', sha, len(call_keys), *(call_keys + args))
+        # Per shard: next, whether that is to be claimed only once due, count, six values per job, then the number
+        # buried and four values each.
         at = 1
         for shard in shards:
-            count = int(out[at + 1])
-            acks[shard] = [(out[k], out[k + 1]) for k in range(at + 2, at + 2 + 6 * count, 6)]
-            at += 2 + 6 * count
+            count = int(out[at + 2])
+            acks[shard] = [(out[k], out[k + 1]) for k in range(at + 3, at + 3 + 6 * count, 6)]
+            at += 3 + 6 * count
+            at += 1 + 4 * int(out[at])
 
     acks = {s: [] for s in range(SHARDS)}
     rounds = [list(range(s, min(s + shards_per_call, SHARDS))) for s in range(0, SHARDS, shards_per_call)]

@@ -118,6 +118,16 @@ public class ClusterFrozenMasterStallTest {
         }
     }
 
+    /**
+     * Runs a job due now on the frozen master's shard and one on the healthy shard, {@code warmFrozen} and
+     * {@code warmHealthy}: the claims that take them answer each shard's next due time.
+     */
+    private void warmUp(QueueKeys keys, Map<String, Long> ran, String warmFrozen, String warmHealthy) {
+        scheduler.schedule(keys.queue(), warmFrozen, "p", Duration.ZERO);
+        scheduler.schedule(keys.queue(), warmHealthy, "p", Duration.ZERO);
+        await().atMost(Duration.ofSeconds(5)).until(() -> ran.containsKey(warmFrozen) && ran.containsKey(warmHealthy));
+    }
+
     @Test
     void aShardAnsweredWhileTheFrozenMastersClaimIsUnderWayGoesOn() {
         IntPredicate frozenShard = s -> RedisTestServer.holds(FROZEN, MID_ROUND.shard(s).get(0));
@@ -130,18 +140,13 @@ public class ClusterFrozenMasterStallTest {
         scheduler.schedule("mid-round", onFrozen, "p", due);
         scheduler.schedule("mid-round", healthy, "slow", due);
         scheduler.schedule("mid-round", healthyNext, "p", due.plusMillis(1000));
-        String warmFrozen = idOn(MID_ROUND, s -> s == MID_ROUND.shardOf(onFrozen), 1);
-        String warmHealthy = idOn(MID_ROUND, s -> s == MID_ROUND.shardOf(healthy), 2);
-        scheduler.schedule("mid-round", warmFrozen, "p", Duration.ZERO);
-        scheduler.schedule("mid-round", warmHealthy, "p", Duration.ZERO);
-        await().atMost(Duration.ofSeconds(5))
-                .until(() -> Recorder.lateMidRound.containsKey(warmFrozen) && Recorder.lateMidRound.containsKey(warmHealthy));
+        warmUp(MID_ROUND, Recorder.lateMidRound, idOn(MID_ROUND, s -> s == MID_ROUND.shardOf(onFrozen), 1),
+                idOn(MID_ROUND, s -> s == MID_ROUND.shardOf(healthy), 2));
         assertTrue(Instant.now().isBefore(due.minusMillis(500)), "the master froze too late: nothing is tested");
         RedisTestServer.freeze(FROZEN);
         try {
             await().atMost(Duration.ofSeconds(20)).until(() -> Recorder.lateMidRound.containsKey(healthyNext));
             long lateness = Recorder.lateMidRound.get(healthyNext);
-
             assertTrue(lateness < 1000, "the healthy shard's next job ran " + lateness + " ms late");
         } finally {
             Recorder.slowEnd.countDown();
@@ -165,12 +170,8 @@ public class ClusterFrozenMasterStallTest {
         // time), which take a job due now from each; then the frozen shard's job comes due first.
         scheduler.schedule("late", onFrozen, "p", Duration.ofMillis(1500));
         scheduler.schedule("late", healthy, "p", Duration.ofMillis(3000));
-        String warmFrozen = idOn(LATE, s -> s == LATE.shardOf(onFrozen), 1);
-        String warmHealthy = idOn(LATE, s -> s == LATE.shardOf(healthy), 1);
-        scheduler.schedule("late", warmFrozen, "p", Duration.ZERO);
-        scheduler.schedule("late", warmHealthy, "p", Duration.ZERO);
-        await().atMost(Duration.ofSeconds(5))
-                .until(() -> Recorder.late.containsKey(warmFrozen) && Recorder.late.containsKey(warmHealthy));
+        warmUp(LATE, Recorder.late, idOn(LATE, s -> s == LATE.shardOf(onFrozen), 1),
+                idOn(LATE, s -> s == LATE.shardOf(healthy), 1));
         RedisTestServer.freeze(FROZEN);
         try {
             await().atMost(Duration.ofSeconds(20)).until(() -> Recorder.late.containsKey(healthy));
