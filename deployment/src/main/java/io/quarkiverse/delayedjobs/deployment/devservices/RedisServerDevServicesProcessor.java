@@ -62,7 +62,8 @@ public class RedisServerDevServicesProcessor {
                 .getOptionalValue(RedisConfig.getPropertyName(clientName, "client-type"), String.class)
                 .orElse("standalone");
         // One server, or a cluster of one node, is what it starts: a Sentinel client would find no Sentinel there, and
-        // a replication client would wait for a replica for ever.
+        // a replication client would wait for a replica for ever. A cluster client refuses a server without cluster
+        // support: it gets a cluster of one node.
         boolean cluster = "cluster".equalsIgnoreCase(clientType);
         if (!cluster && !"standalone".equalsIgnoreCase(clientType)) {
             LOG.warnf("Dev Services for Delayed Jobs start a single redis-server or a cluster of one node, not a %s"
@@ -79,7 +80,6 @@ public class RedisServerDevServicesProcessor {
             return;
         }
         Path server = executable.get();
-        // A cluster client refuses a server without cluster support: it gets a cluster of one node.
         devServices.produce(DevServicesResultBuildItem.<LocalRedisServer> owned()
                 .feature(FEATURE)
                 .serviceName(clientName)

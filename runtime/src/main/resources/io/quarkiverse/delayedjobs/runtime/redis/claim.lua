@@ -204,7 +204,7 @@ for first = 1, #KEYS, 9 do
     if room == 0 then
       due = redis.call('ZRANGEBYSCORE', shardKeys[1], '-inf', horizonBound, 'WITHSCORES', 'LIMIT', '0',
           decimal(aheadLimit))
-      lookedAhead = aheadLimit > 0
+      lookedAhead = true -- aheadLimit > 0, room being 0
     else
       due = redis.call('ZRANGEBYSCORE', shardKeys[1], '-inf', '(' .. nowScore, 'WITHSCORES', 'LIMIT', '0',
           decimal(room))
