@@ -1,17 +1,22 @@
 package io.quarkiverse.delayedjobs.test;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import jakarta.inject.Inject;
@@ -40,6 +45,9 @@ import io.quarkus.test.QuarkusUnitTest;
  * master's shard, runs on time while that job's handler is still at work: the next round, and the wake timer, are
  * planned after each answer on a cluster; before, once the whole round was back (or a handler finished), and that
  * job too ran about {@code redis-timeout} late.</li>
+ * <li>While claims ahead wait on the frozen master, the healthy shards get no more jobs claimed ahead than the room
+ * those claims leave: before, the room counted only the jobs back already, and the healthy shards got the whole hold
+ * limit again.</li>
  * </ol>
  * Found by review helpers.
  */
@@ -50,6 +58,7 @@ public class ClusterFrozenMasterStallTest {
     static final QueueKeys LATE = new QueueKeys("frozen-stall", "late", SHARDS);
     static final QueueKeys MID_ROUND = new QueueKeys("frozen-stall", "mid-round", SHARDS);
     static final QueueKeys STALL = new QueueKeys("frozen-stall", "stall", 64);
+    static final QueueKeys HELD = new QueueKeys("frozen-stall", "held", 16);
     /**
      * A master that holds some of the shards of 'late' and of 'mid-round' but not all (and, with 64 shards, several of
      * 'stall').
@@ -67,6 +76,12 @@ public class ClusterFrozenMasterStallTest {
             .overrideConfigKey("quarkus.delayed-jobs.queues.\"stall\".shards", "64")
             // Claimed once due: a job claimed ahead would plan the next round as its timer starts it.
             .overrideConfigKey("quarkus.delayed-jobs.queues.\"mid-round\".claim-ahead", "0")
+            // With no handler time known yet, the worker holds at most two batches (8 jobs) claimed ahead.
+            .overrideConfigKey("quarkus.delayed-jobs.queues.\"held\".shards", "16")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.\"held\".claim-ahead", "1s")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.\"held\".batch-size", "4")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.\"held\".concurrency", "64")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.\"held\".lease", "10s")
             .overrideConfigKey("quarkus.delayed-jobs.redis-timeout", "4s")
             .overrideConfigKey("quarkus.redis.health.enabled", "false");
 
@@ -75,6 +90,20 @@ public class ClusterFrozenMasterStallTest {
         static final Map<String, Long> late = new ConcurrentHashMap<>();
         /** Lets the handlers of jobs with the payload "slow" end. */
         static final CountDownLatch slowEnd = new CountDownLatch(1);
+        /** Ids of the jobs of 'held' run, and of those with the payload "healthy" started. */
+        static final Set<String> held = ConcurrentHashMap.newKeySet();
+        static final Set<String> heldStarted = ConcurrentHashMap.newKeySet();
+        /** Lets the handlers of the jobs of 'held' with the payload "healthy" end. */
+        static final CountDownLatch heldEnd = new CountDownLatch(1);
+
+        @Delayed("held")
+        void runHeld(String payload, JobContext context) throws InterruptedException {
+            if (payload.equals("healthy")) {
+                heldStarted.add(context.id());
+                heldEnd.await(20, TimeUnit.SECONDS); // leased while the test reads the lease
+            }
+            held.add(context.id());
+        }
 
         @Delayed("late")
         void run(String payload, JobContext context) {
@@ -94,8 +123,8 @@ public class ClusterFrozenMasterStallTest {
     }
 
     static boolean holdsSomeNotAll(String url, QueueKeys keys) {
-        return IntStream.range(0, SHARDS).anyMatch(s -> RedisTestServer.holds(url, keys.shard(s).get(0)))
-                && IntStream.range(0, SHARDS).anyMatch(s -> !RedisTestServer.holds(url, keys.shard(s).get(0)));
+        return IntStream.range(0, keys.shards()).anyMatch(s -> RedisTestServer.holds(url, keys.shard(s).get(0)))
+                && IntStream.range(0, keys.shards()).anyMatch(s -> !RedisTestServer.holds(url, keys.shard(s).get(0)));
     }
 
     @Inject
@@ -199,5 +228,75 @@ public class ClusterFrozenMasterStallTest {
         } finally {
             RedisTestServer.thaw(FROZEN);
         }
+    }
+
+    @Test
+    void claimsUnderWayKeepTheirRoomForJobsHeld() throws InterruptedException {
+        // A master with several shards of 'held', and not the one the wake subscription is on: the healthy shards'
+        // jobs are known as they are scheduled.
+        String frozen = NODES.stream()
+                .filter(url -> RedisTestServer.isMaster(url) && holdsSomeNotAll(url, HELD)
+                        && IntStream.range(0, HELD.shards()).filter(s -> RedisTestServer.holds(url, HELD.shard(s).get(0)))
+                                .count() >= 2
+                        && RedisTestServer.command(url, "CLIENT", "LIST", "TYPE", "pubsub").isBlank())
+                .findFirst().orElseThrow();
+        // Asked before the freeze, as the frozen master answers nothing: its shards, and the healthy shards' 'run'
+        // keys (their claims' leases), each with its master.
+        Set<Integer> frozenShards = IntStream.range(0, HELD.shards())
+                .filter(s -> RedisTestServer.holds(frozen, HELD.shard(s).get(0))).boxed().collect(Collectors.toSet());
+        IntPredicate frozenShard = frozenShards::contains;
+        Map<String, String> healthyRuns = new HashMap<>();
+        for (int shard = 0; shard < HELD.shards(); shard++) {
+            String run = HELD.shard(shard).get(1);
+            if (!frozenShard.test(shard)) {
+                healthyRuns.put(run, NODES.stream()
+                        .filter(url -> RedisTestServer.isMaster(url) && RedisTestServer.holds(url, run))
+                        .findFirst().orElseThrow());
+            }
+        }
+        // Two jobs on each of the frozen master's shards: with two shards or more, the claims of their round take
+        // up the hold limit (two batches, 8 jobs).
+        List<String> jobs = new ArrayList<>();
+        Instant frozenDue = Instant.now().plusMillis(1500);
+        for (int shard = 0; shard < HELD.shards(); shard++) {
+            int s = shard;
+            for (int i = 0; frozenShard.test(s) && i < 2; i++) {
+                String id = idOn(HELD, t -> t == s, i);
+                scheduler.schedule("held", id, "p", frozenDue);
+                jobs.add(id);
+            }
+        }
+        assertTrue(Instant.now().isBefore(frozenDue.minusMillis(400)), "scheduled too late: nothing is tested");
+        RedisTestServer.freeze(frozen);
+        try {
+            // The round claiming them goes out a fifth of claim-ahead (200 ms) before they are due, and waits for the
+            // frozen master (redis-timeout 4 s).
+            await().atMost(Duration.ofSeconds(5)).until(() -> Instant.now().isAfter(frozenDue.minusMillis(100)));
+            // A job on each healthy shard, claimed from 200 ms before it is due.
+            Instant healthyDue = frozenDue.plusMillis(600);
+            List<String> healthy = new ArrayList<>();
+            for (int shard = 0; shard < HELD.shards(); shard++) {
+                int s = shard;
+                if (!frozenShard.test(s)) {
+                    String id = idOn(HELD, t -> t == s, 0);
+                    scheduler.schedule("held", id, "healthy", healthyDue);
+                    healthy.add(id);
+                }
+            }
+            jobs.addAll(healthy);
+            await().atMost(Duration.ofSeconds(3)).until(() -> Recorder.heldStarted.containsAll(healthy));
+            // A claim ahead leases its jobs until claim-ahead (1 s) and the lease (10 s) after it was sent; a claim of
+            // due jobs, until the lease after. Before, the healthy shards were claimed ahead while the frozen master's
+            // claims were out, as if those would bring back nothing.
+            long leaseEndOfAhead = healthyDue.toEpochMilli() + 10_000 + 400;
+            long claimedAhead = healthyRuns.entrySet().stream().mapToLong(run -> Long.parseLong(RedisTestServer
+                    .command(run.getValue(), "ZCOUNT", run.getKey(), String.valueOf(leaseEndOfAhead), "+inf")
+                    .substring(1))).sum();
+            assertEquals(0, claimedAhead, "claims of the healthy shards that took their jobs ahead");
+        } finally {
+            Recorder.heldEnd.countDown();
+            RedisTestServer.thaw(frozen);
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> Recorder.held.containsAll(jobs));
     }
 }

@@ -134,11 +134,15 @@ final class QueueWorker {
     private long clockOffsetMs;
     private long nextFullCheck;
     private int shardCursor;
-    /** Per shard, whether a claim is under way; handlers reserved for the claims under way. */
+    /**
+     * Per shard, whether a claim is under way; handlers reserved for the claims under way, and the jobs ahead of their
+     * due time those claims may bring back.
+     */
     private final boolean[] claiming;
     private final long[] wokenDuringClaim;
     private int claimsUnderWay;
     private int reserved;
+    private int aheadReserved;
     private long topUpTimer = -1;
     private boolean topUpDue;
     /** Set by {@link #start()}: until then nothing claims. */
@@ -311,9 +315,11 @@ final class QueueWorker {
             nextFullCheck = now + fullLookMs;
         }
         // Jobs claimed but not started yet: held until due, or due and waiting for a handler. Counting the waiting
-        // ones keeps a worker whose handlers fall behind from claiming ever more ahead. Claiming ahead needs room for
-        // a batch more, so that a round over every shard gets each a fair share rather than a job or two.
-        int notStarted = held.size() + waiting.size();
+        // ones keeps a worker whose handlers fall behind from claiming ever more ahead; counting those the claims
+        // under way may bring keeps a claim answered early (one master of a cluster is quicker than another) from
+        // taking the room of one still out. Claiming ahead needs room for a batch more, so that a round over every
+        // shard gets each a fair share rather than a job or two.
+        int notStarted = held.size() + waiting.size() + aheadReserved;
         int holdLimit = holdLimit();
         long aheadMs = notStarted <= holdLimit - settings.batchSize() ? settings.claimAhead().toMillis() : 0;
         long leadMs = aheadMs / LEAD_PER_CLAIM_AHEAD;
@@ -457,6 +463,7 @@ final class QueueWorker {
         claimsUnderWay++;
         reserved += limit;
         int ahead = Math.min(Math.min(aheadLimit, settings.batchSize()), JobStore.MOST_PER_SHARD - limit);
+        aheadReserved += ahead;
         round.add(new ClaimRequest(shard, limit, aheadMs, ahead, takeAcks(shard)));
     }
 
@@ -466,6 +473,7 @@ final class QueueWorker {
         claiming[shard] = false;
         claimsUnderWay--;
         reserved -= request.limit();
+        aheadReserved -= request.aheadLimit();
         Set<String> revoked = revokedDuringClaim.remove(shard);
         if (ar.failed()) {
             LOG.warnf(ar.cause(), "Claiming due jobs of queue %s failed; trying again in %d ms", keys.queue(),
