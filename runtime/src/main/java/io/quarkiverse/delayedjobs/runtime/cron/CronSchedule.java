@@ -144,8 +144,12 @@ public final class CronSchedule {
                     // and drops the other days of a W list.
                     throw new IllegalArgumentException("L and W in the day of month cannot be in a list with other days");
                 }
+                // Quartz's 'L-0' (the last day, none before it), whose 0 the cron library's range check refuses.
+                String quartzForm = field[3].equalsIgnoreCase("L-0")
+                        ? expression.trim().replaceFirst("^(\\S+\\s+\\S+\\s+\\S+\\s+)\\S+", "$1L")
+                        : expression;
                 try {
-                    return QUARTZ.parse(wrapRanges(expression)).validate();
+                    return QUARTZ.parse(wrapRanges(quartzForm)).validate();
                 } catch (IllegalArgumentException quartz) {
                     if (fields == 6 && !expression.contains("?")) {
                         // Quartz wants '?' in day-of-month or day-of-week; accept '*' in both as Spring does. (With a
@@ -254,6 +258,7 @@ public final class CronSchedule {
         // Wall-clock times come in order, and so do their instants, except that a time in a gap shifts forward past
         // the real times just after the gap when the gap is shorter than the shift (30 minutes in Australia/Lord_Howe):
         // after a shifted time, the times up to where it shifted to are looked at too.
+        LocalDateTime afterLocal = LocalDateTime.ofInstant(after, zone).truncatedTo(ChronoUnit.SECONDS);
         Instant best = null;
         LocalDateTime shiftedTo = null;
         for (int i = 0; i < MAX_CANDIDATES; i++) {
@@ -266,12 +271,23 @@ public final class CronSchedule {
                 break;
             }
             Instant at = ZonedDateTime.ofLocal(local, zone, null).toInstant();
+            LocalDateTime real = LocalDateTime.ofInstant(at, zone);
+            // Rather than each time in turn (7,200 of an every-second schedule around an hour's gap), the search skips
+            // those that cannot fire later than 'after' and earlier than the best so far: the times of a gap keep their
+            // order as they shift, and those just after it, up to 'after', are real ones (the look-back above is the
+            // only way to times before 'after').
+            ZoneOffsetTransition gap = real.equals(local) ? null : zone.getRules().getTransition(local);
             if (at.isAfter(after) && (best == null || at.isBefore(best))) {
                 best = at;
-                shiftedTo = LocalDateTime.ofInstant(at, zone);
-                if (shiftedTo.equals(local)) {
+                shiftedTo = real;
+                if (gap == null) {
                     break; // a real wall-clock time: the later ones fire later
                 }
+                local = later(local, later(gap.getDateTimeAfter().minusSeconds(1), afterLocal));
+            } else if (gap != null) {
+                local = later(local, earlier(afterLocal.minus(gap.getDuration()), gap.getDateTimeAfter().minusSeconds(1)));
+            } else {
+                local = later(local, afterLocal);
             }
         }
         return Optional.ofNullable(best);
@@ -289,6 +305,7 @@ public final class CronSchedule {
         }
         // Going back, a time in a gap shifts forward past the real times just after the gap when the gap is shorter
         // than the shift: once a time just after a gap is found, the times of that gap are looked at too.
+        LocalDateTime atOrBeforeLocal = LocalDateTime.ofInstant(atOrBefore, zone).truncatedTo(ChronoUnit.SECONDS);
         Instant best = null;
         LocalDateTime lookBackTo = null;
         for (int i = 0; i < MAX_CANDIDATES; i++) {
@@ -301,6 +318,7 @@ public final class CronSchedule {
                 break;
             }
             Instant at = ZonedDateTime.ofLocal(local, zone, null).toInstant();
+            boolean shifted = !LocalDateTime.ofInstant(at, zone).equals(local);
             if (!at.isAfter(atOrBefore) && (best == null || at.isAfter(best))) {
                 boolean first = best == null;
                 best = at;
@@ -311,10 +329,27 @@ public final class CronSchedule {
                         break; // no gap whose times could shift past it
                     }
                     lookBackTo = gap.getDateTimeBefore();
+                    // The real times between the gap and this one fire earlier, and so do the gap's times that shift
+                    // to no later than 'atOrBefore': the search goes on from the latest of those (each in turn would
+                    // be 3,600 of an every-second schedule in an hour's gap).
+                    local = earlier(local, earlier(gap.getDateTimeAfter(),
+                            atOrBeforeLocal.minus(gap.getDuration()).plusSeconds(1)));
+                    continue;
                 }
+            }
+            if (best != null && shifted) {
+                break; // the gap's times before this one shift to earlier still
             }
         }
         return Optional.ofNullable(best);
+    }
+
+    private static LocalDateTime later(LocalDateTime a, LocalDateTime b) {
+        return a.isAfter(b) ? a : b;
+    }
+
+    private static LocalDateTime earlier(LocalDateTime a, LocalDateTime b) {
+        return a.isBefore(b) ? a : b;
     }
 
     /**
@@ -477,6 +512,8 @@ public final class CronSchedule {
             executionTime.nextExecution(ZonedDateTime.of(2000, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC));
         } catch (IllegalArgumentException e) {
             throw invalid(expression, e);
+        } catch (DateTimeException e) {
+            // A nearest weekday to a day the month searched lacks ('31W' reaching June): nextMatch skips such months.
         }
         return new CronSchedule(expression, zone(zone), misfire, executionTime);
     }

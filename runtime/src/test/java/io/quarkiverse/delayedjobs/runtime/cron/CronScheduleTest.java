@@ -2,8 +2,10 @@ package io.quarkiverse.delayedjobs.runtime.cron;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -348,5 +350,55 @@ class CronScheduleTest {
                 .ofAnyTime("0 0 12 ? 2 1#5", "UTC", MisfirePolicy.CATCH_UP).previous(at("2059-06-01T00:00Z")));
         assertEquals(Optional.empty(), CronSchedule
                 .ofAnyTime("0 0 12 ? 2 1#5 2030-2040", "UTC", MisfirePolicy.CATCH_UP).previous(at("2031-06-01T00:00Z")));
+    }
+
+    @Test
+    void aNearestWeekdayToADayTheFirstMonthSearchedLacksIsAccepted() {
+        Instant now = at("2026-11-27T00:00Z");
+        // 2027-07-31 is a Saturday: the Friday before. June, searched first, has no 31st.
+        assertEquals(Optional.of(at("2027-07-30T00:00Z")),
+                CronSchedule.of("0 0 0 31W 6,7 ?", "UTC", MisfirePolicy.FIRE_ONCE, now).next(now));
+        assertEquals(Optional.of(at("2026-12-31T00:00Z")),
+                CronSchedule.of("0 0 0 31W 11,12 ?", "UTC", MisfirePolicy.FIRE_ONCE, now).next(now));
+        assertEquals(Optional.of(at("2027-03-30T00:00Z")),
+                CronSchedule.of("0 0 0 30W 2-4 ?", "UTC", MisfirePolicy.FIRE_ONCE, now).next(now));
+        // One that no month has is refused with the rule, not the cron library's date error.
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> CronSchedule.of("0 0 0 30W 2 ?", "UTC", MisfirePolicy.FIRE_ONCE, now));
+        assertEquals("cron must match some time after now, '0 0 0 30W 2 ?' matches none", bad.getMessage());
+    }
+
+    @Test
+    void lastDayMinusZeroIsTheLastDay() {
+        Instant now = at("2026-11-27T00:00Z");
+        assertEquals(Optional.of(at("2026-11-30T12:00Z")),
+                CronSchedule.of("0 0 12 L-0 * ?", "UTC", MisfirePolicy.FIRE_ONCE, now).next(now));
+    }
+
+    @Test
+    void everySecondAroundASpringForwardGapStepsASecondAtATime() {
+        // Each time of the gap (02:00 to 03:00) fires shifted by an hour, at the same instant as the real time after
+        // the gap: an every-second schedule fires each second once. The walk looked at each time of the gap in turn
+        // for every step (about 30 ms each), and 3,600 steps took minutes; the timeout is a guard against that.
+        CronSchedule everySecond = CronSchedule.of("* * * * * ?", "Europe/Paris", MisfirePolicy.CATCH_UP,
+                at("2026-03-01T00:00Z"));
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+            Instant t = at("2026-03-29T01:59:00+01:00");
+            while (t.isBefore(at("2026-03-29T04:00:00+02:00"))) {
+                Instant next = everySecond.next(t).orElseThrow();
+                assertEquals(t.plusSeconds(1), next);
+                assertEquals(Optional.of(t), everySecond.previous(next.minusNanos(1)));
+                t = next;
+            }
+        });
+        // A schedule with times in the gap and none after it for a while: the gap's times that fire after 03:30.
+        CronSchedule lateInHour = CronSchedule.of("* 45-59 2,3 * * ?", "Europe/Paris", MisfirePolicy.CATCH_UP,
+                at("2026-03-01T00:00Z"));
+        assertEquals(Optional.of(at("2026-03-29T03:45:00+02:00")), lateInHour.next(at("2026-03-29T03:30:00+02:00")));
+        assertEquals(Optional.of(at("2026-03-29T03:59:59+02:00")),
+                lateInHour.previous(at("2026-03-29T04:10:00+02:00")));
+        // Before 03:45, the gap's times fire later still, and hour 2 has no real time that day: the day before.
+        assertEquals(Optional.of(at("2026-03-28T03:59:59+01:00")),
+                lateInHour.previous(at("2026-03-29T03:44:59+02:00")));
     }
 }
