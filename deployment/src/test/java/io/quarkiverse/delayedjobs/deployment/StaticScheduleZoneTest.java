@@ -63,4 +63,3 @@ public class StaticScheduleZoneTest {
         assertEquals(List.of(none("0 0 0 30W 2 ?")), DelayedJobsProcessor.scheduleRules("0 0 0 30W 2 ?", "Europe/Paris", NOW));
     }
 }
-

@@ -17,7 +17,9 @@ import io.quarkus.arc.All;
  * the steps of a job (before its handler runs, before its acknowledgement or retry is written), and a producer before
  * its {@code schedule} call returns: a listener that throws (Micrometer refusing a meter, say) would otherwise fail a
  * job whose handler never ran, leave a finished one claimed until its lease ends, fail a schedule call that Redis took,
- * and keep the listeners after it from being told. One bean, shared by the producers and the engine, so that a
+ * and keep the listeners after it from being told. An {@code Error} too (an {@code AssertionError}, a class that failed
+ * to load), as {@code JobEvents} treats observers; not the JVM's own. One bean, shared by the producers and the engine, so that
+ * a
  * listener failing on both sides is logged at WARN once.
  */
 @Singleton
@@ -43,7 +45,9 @@ public final class GuardedListeners implements JobListener {
         for (int i = 0; i < all.length; i++) {
             try {
                 all[i].scheduled(queue, result);
-            } catch (RuntimeException e) {
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (Throwable e) {
                 failed(i, e);
             }
         }
@@ -54,7 +58,9 @@ public final class GuardedListeners implements JobListener {
         for (int i = 0; i < all.length; i++) {
             try {
                 all[i].started(job, latenessMs);
-            } catch (RuntimeException e) {
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (Throwable e) {
                 failed(i, e);
             }
         }
@@ -65,7 +71,9 @@ public final class GuardedListeners implements JobListener {
         for (int i = 0; i < all.length; i++) {
             try {
                 all[i].succeeded(job, durationNanos);
-            } catch (RuntimeException e) {
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (Throwable e) {
                 failed(i, e);
             }
         }
@@ -76,7 +84,9 @@ public final class GuardedListeners implements JobListener {
         for (int i = 0; i < all.length; i++) {
             try {
                 all[i].failed(job, durationNanos, failure);
-            } catch (RuntimeException e) {
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (Throwable e) {
                 failed(i, e);
             }
         }
@@ -87,7 +97,9 @@ public final class GuardedListeners implements JobListener {
         for (int i = 0; i < all.length; i++) {
             try {
                 all[i].retried(job, failure);
-            } catch (RuntimeException e) {
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (Throwable e) {
                 failed(i, e);
             }
         }
@@ -98,13 +110,15 @@ public final class GuardedListeners implements JobListener {
         for (int i = 0; i < all.length; i++) {
             try {
                 all[i].deadLettered(job, failure);
-            } catch (RuntimeException e) {
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (Throwable e) {
                 failed(i, e);
             }
         }
     }
 
-    private void failed(int listener, RuntimeException e) {
+    private void failed(int listener, Throwable e) {
         if (warned[listener].compareAndSet(false, true)) {
             LOG.warnf(e, "%s failed, which changes nothing for the jobs (its later failures are logged at DEBUG): %s",
                     all[listener].getClass().getName(), e);
