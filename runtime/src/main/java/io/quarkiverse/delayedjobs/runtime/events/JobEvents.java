@@ -7,6 +7,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.event.Event;
@@ -61,6 +64,7 @@ public class JobEvents implements JobListener {
      * threads one event after the other, until blocking handlers (and the rest of the application) found none.
      */
     private final WorkerExecutor observerThreads;
+    private final Duration shutdownTimeout;
 
     public JobEvents(Vertx vertx, DelayedJobsRuntimeConfig config, Event<JobSucceeded> succeeded,
             Event<JobFailed> failed, Event<JobDeadLettered> deadLettered) {
@@ -70,14 +74,36 @@ public class JobEvents implements JobListener {
         this.observerThreads = this.succeeded.sync || this.failed.sync || this.deadLettered.sync
                 ? vertx.createSharedWorkerExecutor(OBSERVER_THREADS, config.observerThreads())
                 : null;
+        this.shutdownTimeout = config.shutdownTimeout();
     }
 
-    /** The threads outlive the application otherwise: in dev mode, Vert.x outlives a restart. */
+    /**
+     * Lets the synchronous observers finish the events fired before the stop (those of the handlers the graceful stop
+     * waited for among them), waiting at most {@code shutdown-timeout}, then closes their threads, which outlive the
+     * application otherwise (in dev mode, Vert.x outlives a restart): closing them at once interrupted an observer at
+     * work and dropped the events queued behind it.
+     */
     @PreDestroy
     void close() {
-        if (observerThreads != null) {
-            observerThreads.close();
+        if (observerThreads == null) {
+            return;
         }
+        long deadline = System.nanoTime() + shutdownTimeout.toNanos();
+        try {
+            // An event queued behind another of its job is added once that one is told: until none is left.
+            while (!unnotified.isEmpty()) {
+                Future.join(List.copyOf(unnotified.values())).toCompletionStage().toCompletableFuture()
+                        .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
+        } catch (TimeoutException e) {
+            LOG.warnf("Observers of the events of %d jobs were still at work after %s; they are stopped",
+                    unnotified.size(), shutdownTimeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e); // never: each job's future completes once its observers returned
+        }
+        observerThreads.close();
     }
 
     @Override
