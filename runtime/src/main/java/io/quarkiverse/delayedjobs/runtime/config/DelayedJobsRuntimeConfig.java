@@ -64,8 +64,9 @@ public interface DelayedJobsRuntimeConfig {
      * connection is replaced: a Redis that stops answering without closing the connection, behind a network cut say,
      * would otherwise hold producers and workers for ever. Opening a connection takes several round trips: it may take
      * five times this long before it is given up. A call that timed out once sent may still be carried out when Redis
-     * goes on: repeat it by the job's id. One that timed out while its connection was opening is never sent. At least
-     * 1 ms.
+     * goes on: repeat it by the job's id. One that timed out while its connection was opening is never sent. A
+     * {@code schedule} waiting for its shard's call under way to end (and its {@code schedule-linger}) fails unsent once
+     * it waited this long, so that it fails within twice this time of the call. At least 1 ms.
      */
     @WithDefault("10s")
     Duration redisTimeout();

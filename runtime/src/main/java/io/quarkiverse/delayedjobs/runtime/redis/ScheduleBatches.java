@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.RejectedExecutionException;
 
+import io.quarkiverse.delayedjobs.DelayedJobsException;
 import io.quarkiverse.delayedjobs.ScheduleResult;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore.ClockReading;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Scheduled;
@@ -89,13 +90,22 @@ final class ScheduleBatches {
     /** 0 once the application stops: a timer might not fire any more. */
     private volatile long lingerMs;
     private boolean flushArmed;
+    /**
+     * How long a job may wait here before it fails unsent: {@code redis-timeout} and the linger. A call times out
+     * once sent; the jobs behind it would otherwise wait for each call before theirs to time out in turn.
+     */
+    private final long mostWaitNanos;
+    private final long timeoutMs;
+    private boolean expiryArmed;
 
-    ScheduleBatches(JobStore store, Vertx vertx, QueueKeys keys, long lingerMs) {
+    ScheduleBatches(JobStore store, Vertx vertx, QueueKeys keys, long lingerMs, long timeoutMs) {
         this.vertx = vertx;
         this.context = store.connectionContext();
         this.store = store;
         this.keys = keys;
         this.lingerMs = lingerMs;
+        this.timeoutMs = timeoutMs;
+        this.mostWaitNanos = (timeoutMs + lingerMs) * 1_000_000;
         this.shards = new Shard[keys.shards()];
         ShardClock serverClock = store.cluster() ? null : new ShardClock();
         for (int s = 0; s < shards.length; s++) {
@@ -112,7 +122,10 @@ final class ScheduleBatches {
         boolean now = linger == 0 || job.dueSoon();
         List<Call> calls = null;
         boolean queueSend = false;
+        boolean armExpiry;
         synchronized (this) {
+            armExpiry = !expiryArmed;
+            expiryArmed = true;
             shards[shard].waiting.add(job);
             if (now) {
                 wantSent(shards[shard]);
@@ -126,6 +139,9 @@ final class ScheduleBatches {
             }
         }
         send(calls);
+        if (armExpiry) {
+            vertx.setTimer(mostWaitNanos / 1_000_000 + 1, id -> expire());
+        }
         if (queueSend) {
             try {
                 context.runOnContext(v -> sendQueued());
@@ -150,6 +166,44 @@ final class ScheduleBatches {
             calls = takeCalls();
         }
         send(calls);
+    }
+
+    /**
+     * Fails the jobs that waited here longer than {@link #mostWaitNanos}, unsent: the calls before them have not been
+     * answered. Looks again when the oldest job left would reach it.
+     */
+    private void expire() {
+        List<Job> expired = new ArrayList<>();
+        long rearmNanos = -1;
+        synchronized (this) {
+            expiryArmed = false;
+            long now = System.nanoTime();
+            long oldest = Long.MAX_VALUE;
+            for (Shard shard : shards) {
+                Job head;
+                while ((head = shard.waiting.peek()) != null && now - head.scheduledNanos() >= mostWaitNanos) {
+                    expired.add(shard.waiting.poll());
+                }
+                if (head != null) {
+                    oldest = Math.min(oldest, head.scheduledNanos());
+                } else if (shard.ready) {
+                    shard.ready = false;
+                    ready.remove(shard);
+                }
+            }
+            if (oldest != Long.MAX_VALUE) {
+                expiryArmed = true;
+                rearmNanos = Math.max(0, oldest + mostWaitNanos - now);
+            }
+        }
+        if (rearmNanos >= 0) {
+            vertx.setTimer(rearmNanos / 1_000_000 + 1, id -> expire());
+        }
+        for (Job job : expired) {
+            job.result().fail(new DelayedJobsException("Redis did not take job " + job.id() + " of queue "
+                    + keys.queue() + " within " + timeoutMs + " ms: the calls before it were not answered, and it was"
+                    + " not sent"));
+        }
     }
 
     /** Sends the waiting jobs now, and every job at once from now on. */
