@@ -140,7 +140,7 @@ final class ScheduleBatches {
         }
         send(calls);
         if (armExpiry) {
-            vertx.setTimer(mostWaitNanos / 1_000_000 + 1, id -> expire());
+            armExpiry(mostWaitNanos);
         }
         if (queueSend) {
             try {
@@ -197,12 +197,20 @@ final class ScheduleBatches {
             }
         }
         if (rearmNanos >= 0) {
-            vertx.setTimer(rearmNanos / 1_000_000 + 1, id -> expire());
+            armExpiry(rearmNanos);
         }
         for (Job job : expired) {
             job.result().fail(new DelayedJobsException("Redis did not take job " + job.id() + " of queue "
                     + keys.queue() + " within " + timeoutMs + " ms: the calls before it were not answered, and it was"
                     + " not sent"));
+        }
+    }
+
+    private void armExpiry(long inNanos) {
+        try {
+            vertx.setTimer(inNanos / 1_000_000 + 1, id -> expire());
+        } catch (RejectedExecutionException e) {
+            // Vert.x is closing: the calls under way end on their own timeouts, or with the connection.
         }
     }
 
