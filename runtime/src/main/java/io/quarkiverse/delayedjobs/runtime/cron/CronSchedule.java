@@ -254,6 +254,10 @@ public final class CronSchedule {
         if (transition != null && transition.isGap()
                 && !transition.getInstant().isBefore(after.minus(transition.getDuration()))) {
             local = transition.getDateTimeBefore().minusSeconds(1);
+        } else if (transition != null && transition.isOverlap()
+                && after.isBefore(transition.getInstant().plus(transition.getDuration().abs()))) {
+            // In the second pass of an overlap: its repeated times fired in the first, before 'after'.
+            local = transition.getDateTimeBefore().minusSeconds(1);
         }
         // Wall-clock times come in order, and so do their instants, except that a time in a gap shifts forward past
         // the real times just after the gap when the gap is shorter than the shift (30 minutes in Australia/Lord_Howe):
@@ -339,6 +343,12 @@ public final class CronSchedule {
             }
             if (best != null && shifted) {
                 break; // the gap's times before this one shift to earlier still
+            }
+            if (shifted && at.isAfter(atOrBefore)) {
+                // A time of a gap that shifts past 'atOrBefore': so do those of the gap down to where they shift to
+                // no later than it.
+                ZoneOffsetTransition gap = zone.getRules().getTransition(local);
+                local = earlier(local, atOrBeforeLocal.minus(gap.getDuration()).plusSeconds(1));
             }
         }
         return Optional.ofNullable(best);

@@ -401,4 +401,23 @@ class CronScheduleTest {
         assertEquals(Optional.of(at("2026-03-28T03:59:59+01:00")),
                 lateInHour.previous(at("2026-03-29T03:44:59+02:00")));
     }
+
+    @Test
+    void aroundAnOverlapAndAGapEachCallLooksAtFewTimes() {
+        // From the second pass of a fall-back overlap, every repeated time fired in the first; just after a gap, the
+        // times of the gap that shift past the instant asked about fire later. Both were walked a time at a time
+        // (50-250 ms a call); the timeout is a guard against that.
+        CronSchedule everySecond = CronSchedule.ofAnyTime("* * * * * ?", "Europe/Paris", MisfirePolicy.CATCH_UP);
+        CronSchedule hourTwo = CronSchedule.ofAnyTime("* * 2 * * ?", "Europe/Paris", MisfirePolicy.CATCH_UP);
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+            for (Instant t = at("2026-10-25T02:00:00+01:00"); t.isBefore(at("2026-10-25T03:00:00+01:00")); t = t
+                    .plusSeconds(1)) {
+                assertEquals(Optional.of(at("2026-10-25T03:00:00+01:00")), everySecond.next(t));
+            }
+            for (Instant t = at("2026-03-29T03:00:00+02:00"); t.isBefore(at("2026-03-29T04:00:00+02:00")); t = t
+                    .plusSeconds(1)) {
+                assertEquals(Optional.of(t), hourTwo.previous(t));
+            }
+        });
+    }
 }
