@@ -275,8 +275,9 @@ local function forget(id)
   redis.call('HDEL', shardKeys[7], id)
 end
 
--- Moves a claimed job to the dead letters, then prunes those past the retention and the oldest beyond the share. The
--- caller ends the job's claim.
+-- Moves a claimed job to the dead letters, then prunes those past the retention and the oldest beyond the share, a
+-- hundred at most of each: after the share was lowered, the excess goes over the next deaths rather than in one call
+-- that holds Redis up. The caller ends the job's claim.
 local function bury(id, envelope, error, now, share, retention)
   redis.call('HSET', shardKeys[3], id, envelope)
   redis.call('HSET', shardKeys[5], id, error)
@@ -284,7 +285,7 @@ local function bury(id, envelope, error, now, share, retention)
   for _, old in ipairs(redis.call('ZRANGEBYSCORE', shardKeys[4], '-inf', decimal(now - retention), 'LIMIT', '0', '100')) do
     forget(old)
   end
-  local over = redis.call('ZCARD', shardKeys[4]) - share
+  local over = math.min(redis.call('ZCARD', shardKeys[4]) - share, 100)
   if over > 0 then
     for _, old in ipairs(redis.call('ZRANGE', shardKeys[4], '0', decimal(over - 1))) do
       forget(old)
