@@ -25,7 +25,8 @@ local BUCKETS = 256
 -- functions again, while constants cost nothing.
 local ENVELOPE = '^(%d+)|(%d+)|([^|]*)|(.*)$'
 local ENVELOPE_TOKEN = '^%d+|%d+|([^|]*)|'
--- From 2^45 ms on (the year 3084) the score is 256 * time alone: a double holds whole numbers exactly up to 2^53.
+-- From 2^45 ms on (the year 3084) the score is 256 * time + 8 * (bucket % 32): a double holds whole numbers exactly up
+-- to 2^53, and multiples of 8 up to 2^56, past the latest due time's score.
 local BUCKET_LIMIT = 35184372088832
 -- The latest due time a job may have: 9999-12-31T23:59:59.999Z in ms. Much later ones would overflow the score. A due
 -- time or delay must first be digits, 15 at most: a longer number is later anyway, and reads inexactly.
@@ -107,10 +108,11 @@ local function useShard(first)
   indexKeys = {}
 end
 
--- The score of a job that runs at 'runAt', in decimal.
+-- The score of a job that runs at 'runAt', in decimal. The bucket splits the jobs of one time, so that a look-up by id
+-- reads the few that share its score, not all of that time's (such as every job parked at the latest due time).
 local function scoreText(runAt, bucket)
   if runAt >= BUCKET_LIMIT then
-    return decimal(runAt * BUCKETS)
+    return decimal(runAt * BUCKETS + 8 * (bucket % 32))
   end
   return decimal(runAt * BUCKETS + bucket)
 end
@@ -153,6 +155,15 @@ local function findPending(id, bucket)
   for _, member in ipairs(redis.call('ZRANGEBYSCORE', shardKeys[1], score, score)) do
     if idOfMember(member) == id then
       return member, runAt
+    end
+  end
+  if runAt >= BUCKET_LIMIT then
+    -- Stored by an older version, whose score of such a time had no bucket.
+    score = decimal(runAt * BUCKETS)
+    for _, member in ipairs(redis.call('ZRANGEBYSCORE', shardKeys[1], score, score)) do
+      if idOfMember(member) == id then
+        return member, runAt
+      end
     end
   end
   return nil
