@@ -11,10 +11,12 @@ import jakarta.inject.Singleton;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.type.TypeFactory;
 
 import io.vertx.core.json.EncodeException;
@@ -36,16 +38,28 @@ public class PayloadCodec {
      * be read back, and went to the dead letters. {@code max-payload-size} bounds what is read.
      */
     private final ObjectMapper readMapper;
+    /**
+     * Reads {@code JsonObject} and {@code JsonArray} parameters, without those limits either: a plain mapper, which
+     * gives them the values Vert.x's own parser would (Integer, Long, BigInteger, Double), whatever the application's
+     * mapper is set to (big decimals for floats, default typing).
+     */
+    private final ObjectMapper vertxMapper;
 
     public PayloadCodec(ObjectMapper mapper) {
         this.mapper = mapper;
-        JsonFactory factory = mapper.getFactory().copy();
+        this.readMapper = mapper.copyWith(unlimited(mapper.getFactory().copy()));
+        this.vertxMapper = JsonMapper.builder(unlimited(new JsonFactory()))
+                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .build();
+    }
+
+    private static JsonFactory unlimited(JsonFactory factory) {
         factory.setStreamReadConstraints(StreamReadConstraints.builder()
                 .maxNumberLength(Integer.MAX_VALUE)
                 .maxNameLength(Integer.MAX_VALUE)
                 .maxStringLength(Integer.MAX_VALUE)
                 .build());
-        this.readMapper = mapper.copyWith(factory);
+        return factory;
     }
 
     /**
@@ -116,9 +130,9 @@ public class PayloadCodec {
             };
         } else if (raw == JsonObject.class) {
             // Vert.x's own parser keeps Jackson's limits.
-            reader = json -> new JsonObject(readMapper.readValue(json, Map.class));
+            reader = json -> new JsonObject(vertxMapper.readValue(json, Map.class));
         } else if (raw == JsonArray.class) {
-            reader = json -> new JsonArray(readMapper.readValue(json, List.class));
+            reader = json -> new JsonArray(vertxMapper.readValue(json, List.class));
         } else {
             ObjectReader objectReader = readMapper.readerFor(type);
             reader = objectReader::readValue;

@@ -64,9 +64,9 @@ public interface DelayedJobsRuntimeConfig {
      * connection is replaced: a Redis that stops answering without closing the connection, behind a network cut say,
      * would otherwise hold producers and workers for ever. Opening a connection takes several round trips: it may take
      * five times this long before it is given up. A call that timed out once sent may still be carried out when Redis
-     * goes on: repeat it by the job's id. One that timed out while its connection was opening is never sent. A
-     * {@code schedule} waiting for its shard's call under way to end (and its {@code schedule-linger}) fails unsent once
-     * it waited this long, so that it fails within twice this time of the call. At least 1 ms.
+     * goes on: repeat it by the job's id. One that timed out while its connection was opening is never sent. The
+     * {@code schedule} calls waiting behind a call of their shard that timed out fail with it, unsent: a
+     * {@code schedule} fails within twice this time (and its {@code schedule-linger}), however many wait. At least 1 ms.
      */
     @WithDefault("10s")
     Duration redisTimeout();
@@ -114,7 +114,8 @@ public interface DelayedJobsRuntimeConfig {
 
         /**
          * The most dead letters kept per queue. Each shard keeps its share, {@code max-size / shards} (at least one);
-         * when a job dies, the oldest dead letters of its shard beyond that share are removed. At least 1.
+         * when a job dies, the oldest dead letters of its shard beyond that share are removed, a hundred at most (once
+         * lowered, the excess goes over the next deaths). At least 1.
          */
         @WithDefault("10000")
         int maxSize();

@@ -347,7 +347,7 @@ public class JobStore implements AutoCloseable {
         // The job joins its shard's waiting jobs at once, and the shard count is checked before they are sent, so
         // that the schedule calls of one id apply in the order they are made, even while a queue's check is under way.
         ScheduleBatches batches = scheduleBatches.computeIfAbsent(queue, q -> new ScheduleBatches(this, vertx,
-                keysOf(q), QueueSettings.of(config, q).scheduleLinger().toMillis(), config.redisTimeout().toMillis()));
+                keysOf(q), QueueSettings.of(config, q).scheduleLinger().toMillis()));
         if (lingerStopped) {
             batches.stopLingering(); // a queue first used after the stop, or made while it flushed
         }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeoutException;
 
 import io.quarkiverse.delayedjobs.DelayedJobsException;
 import io.quarkiverse.delayedjobs.ScheduleResult;
@@ -90,22 +91,13 @@ final class ScheduleBatches {
     /** 0 once the application stops: a timer might not fire any more. */
     private volatile long lingerMs;
     private boolean flushArmed;
-    /**
-     * How long a job may wait here before it fails unsent: {@code redis-timeout} and the linger. A call times out
-     * once sent; the jobs behind it would otherwise wait for each call before theirs to time out in turn.
-     */
-    private final long mostWaitNanos;
-    private final long timeoutMs;
-    private boolean expiryArmed;
 
-    ScheduleBatches(JobStore store, Vertx vertx, QueueKeys keys, long lingerMs, long timeoutMs) {
+    ScheduleBatches(JobStore store, Vertx vertx, QueueKeys keys, long lingerMs) {
         this.vertx = vertx;
         this.context = store.connectionContext();
         this.store = store;
         this.keys = keys;
         this.lingerMs = lingerMs;
-        this.timeoutMs = timeoutMs;
-        this.mostWaitNanos = (timeoutMs + lingerMs) * 1_000_000;
         this.shards = new Shard[keys.shards()];
         ShardClock serverClock = store.cluster() ? null : new ShardClock();
         for (int s = 0; s < shards.length; s++) {
@@ -122,10 +114,7 @@ final class ScheduleBatches {
         boolean now = linger == 0 || job.dueSoon();
         List<Call> calls = null;
         boolean queueSend = false;
-        boolean armExpiry;
         synchronized (this) {
-            armExpiry = !expiryArmed;
-            expiryArmed = true;
             shards[shard].waiting.add(job);
             if (now) {
                 wantSent(shards[shard]);
@@ -139,9 +128,6 @@ final class ScheduleBatches {
             }
         }
         send(calls);
-        if (armExpiry) {
-            armExpiry(mostWaitNanos);
-        }
         if (queueSend) {
             try {
                 context.runOnContext(v -> sendQueued());
@@ -166,52 +152,6 @@ final class ScheduleBatches {
             calls = takeCalls();
         }
         send(calls);
-    }
-
-    /**
-     * Fails the jobs that waited here longer than {@link #mostWaitNanos}, unsent: the calls before them have not been
-     * answered. Looks again when the oldest job left would reach it.
-     */
-    private void expire() {
-        List<Job> expired = new ArrayList<>();
-        long rearmNanos = -1;
-        synchronized (this) {
-            expiryArmed = false;
-            long now = System.nanoTime();
-            long oldest = Long.MAX_VALUE;
-            for (Shard shard : shards) {
-                Job head;
-                while ((head = shard.waiting.peek()) != null && now - head.scheduledNanos() >= mostWaitNanos) {
-                    expired.add(shard.waiting.poll());
-                }
-                if (head != null) {
-                    oldest = Math.min(oldest, head.scheduledNanos());
-                } else if (shard.ready) {
-                    shard.ready = false;
-                    ready.remove(shard);
-                }
-            }
-            if (oldest != Long.MAX_VALUE) {
-                expiryArmed = true;
-                rearmNanos = Math.max(0, oldest + mostWaitNanos - now);
-            }
-        }
-        if (rearmNanos >= 0) {
-            armExpiry(rearmNanos);
-        }
-        for (Job job : expired) {
-            job.result().fail(new DelayedJobsException("Redis did not take job " + job.id() + " of queue "
-                    + keys.queue() + " within " + timeoutMs + " ms: the calls before it were not answered, and it was"
-                    + " not sent"));
-        }
-    }
-
-    private void armExpiry(long inNanos) {
-        try {
-            vertx.setTimer(inNanos / 1_000_000 + 1, id -> expire());
-        } catch (RejectedExecutionException e) {
-            // Vert.x is closing: the calls under way end on their own timeouts, or with the connection.
-        }
     }
 
     /** Sends the waiting jobs now, and every job at once from now on. */
@@ -305,26 +245,53 @@ final class ScheduleBatches {
 
     private void send(List<Call> calls) {
         if (calls != null) {
-            calls.forEach(call -> call.send(store, keys).onComplete(ar -> ended(call)));
+            calls.forEach(call -> call.send(store, keys).onComplete(ar -> ended(call, ar.cause())));
         }
     }
 
-    private void ended(Call call) {
+    /**
+     * A call ended, with {@code failure} or null. When it went unanswered for {@code redis-timeout}, the jobs waiting
+     * behind it in its shards fail unsent: otherwise each call of the shard would time out in turn, and the last job
+     * of a burst fail many timeouts after it was made.
+     */
+    private void ended(Call call, Throwable failure) {
         List<Call> calls;
+        List<Job> unsent = new ArrayList<>();
+        boolean unanswered = unanswered(failure);
         synchronized (this) {
             callsUnderWay--;
             if (call.node() != null) {
                 callsPerNode.merge(call.node(), -1, Integer::sum);
             }
             for (Part part : call.parts()) {
-                part.shard().underWay = false;
-                if (part.shard().sendWanted) {
-                    wantSent(part.shard());
+                Shard shard = part.shard();
+                shard.underWay = false;
+                if (unanswered) {
+                    unsent.addAll(shard.waiting);
+                    shard.waiting.clear();
+                    shard.sendWanted = false;
+                }
+                if (shard.sendWanted) {
+                    wantSent(shard);
                 }
             }
             calls = takeCalls();
         }
         send(calls);
+        for (Job job : unsent) {
+            job.result().fail(new DelayedJobsException("Redis did not take job " + job.id() + " of queue "
+                    + keys.queue() + ": the call before it in its shard went unanswered (" + failure.getMessage()
+                    + "), and it was not sent", failure));
+        }
+    }
+
+    private static boolean unanswered(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof TimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The jobs of one shard in a call. */
