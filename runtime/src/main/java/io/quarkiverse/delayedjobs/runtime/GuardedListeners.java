@@ -18,9 +18,8 @@ import io.quarkus.arc.All;
  * its {@code schedule} call returns: a listener that throws (Micrometer refusing a meter, say) would otherwise fail a
  * job whose handler never ran, leave a finished one claimed until its lease ends, fail a schedule call that Redis took,
  * and keep the listeners after it from being told. An {@code Error} too (an {@code AssertionError}, a class that failed
- * to load), as {@code JobEvents} treats observers; not the JVM's own. One bean, shared by the producers and the engine, so that
- * a
- * listener failing on both sides is logged at WARN once.
+ * to load), as {@code JobEvents} treats observers; not the JVM's own. One bean, shared by the producers and the
+ * engine, so that a listener failing on both sides is logged at WARN once.
  */
 @Singleton
 @Typed(GuardedListeners.class)

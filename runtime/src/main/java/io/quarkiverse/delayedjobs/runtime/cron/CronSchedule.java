@@ -145,9 +145,12 @@ public final class CronSchedule {
                     throw new IllegalArgumentException("L and W in the day of month cannot be in a list with other days");
                 }
                 // Quartz's 'L-0' (the last day, none before it), whose 0 the cron library's range check refuses.
-                String quartzForm = field[3].equalsIgnoreCase("L-0")
-                        ? expression.trim().replaceFirst("^(\\S+\\s+\\S+\\s+\\S+\\s+)\\S+", "$1L")
-                        : expression;
+                String quartzForm = expression;
+                if (field[3].equalsIgnoreCase("L-0")) {
+                    String[] lastDay = field.clone();
+                    lastDay[3] = "L";
+                    quartzForm = String.join(" ", lastDay);
+                }
                 try {
                     return QUARTZ.parse(wrapRanges(quartzForm)).validate();
                 } catch (IllegalArgumentException quartz) {

@@ -143,6 +143,16 @@ local function idOfMember(member)
   return string.sub(member, 3, 2 + (high % 128) * 256 + low)
 end
 
+-- The member of 'due' of the job 'id' among those with the score 'score' (text), or nil.
+local function memberWithScore(id, score)
+  for _, member in ipairs(redis.call('ZRANGEBYSCORE', shardKeys[1], score, score)) do
+    if idOfMember(member) == id then
+      return member
+    end
+  end
+  return nil
+end
+
 -- Returns the 'due' member of a pending job and the time it runs, or nil.
 local function findPending(id, bucket)
   bucket = bucket or bucketOf(id)
@@ -151,22 +161,12 @@ local function findPending(id, bucket)
     return nil
   end
   runAt = tonumber(runAt)
-  local score = scoreText(runAt, bucket)
-  for _, member in ipairs(redis.call('ZRANGEBYSCORE', shardKeys[1], score, score)) do
-    if idOfMember(member) == id then
-      return member, runAt
-    end
-  end
-  if runAt >= BUCKET_LIMIT then
+  local member = memberWithScore(id, scoreText(runAt, bucket))
+  if not member and runAt >= BUCKET_LIMIT then
     -- Stored by an older version, whose score of such a time had no bucket.
-    score = decimal(runAt * BUCKETS)
-    for _, member in ipairs(redis.call('ZRANGEBYSCORE', shardKeys[1], score, score)) do
-      if idOfMember(member) == id then
-        return member, runAt
-      end
-    end
+    member = memberWithScore(id, decimal(runAt * BUCKETS))
   end
-  return nil
+  return member, member and runAt
 end
 
 -- Stores a pending job; returns its score (text). 'indexed' says that its index entry is written already.
