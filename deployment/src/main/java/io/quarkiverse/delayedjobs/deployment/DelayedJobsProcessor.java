@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
@@ -59,6 +60,7 @@ import io.quarkiverse.delayedjobs.runtime.worker.DelayedJobsEngine;
 import io.quarkus.arc.BeanDestroyer;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.arc.deployment.AutoAddScopeBuildItem;
+import io.quarkus.arc.deployment.BeanArchiveIndexBuildItem;
 import io.quarkus.arc.deployment.BeanDiscoveryFinishedBuildItem;
 import io.quarkus.arc.deployment.InvokerFactoryBuildItem;
 import io.quarkus.arc.deployment.SyntheticBeanBuildItem;
@@ -91,6 +93,8 @@ import io.vertx.redis.client.Redis;
 class DelayedJobsProcessor {
 
     private static final String FEATURE = "delayed-jobs";
+    /** The access flag of a bridge method (JVMS 4.6). */
+    private static final int ACC_BRIDGE = 0x0040;
     /**
      * By name: the classes implement the SmallRye Health API, which only applications with
      * {@code quarkus-smallrye-health} have.
@@ -147,16 +151,25 @@ class DelayedJobsProcessor {
      */
     @BuildStep
     void discover(BeanDiscoveryFinishedBuildItem beanDiscovery, TransformedAnnotationsBuildItem annotations,
-            CombinedIndexBuildItem combinedIndex, InvokerFactoryBuildItem invokerFactory,
+            CombinedIndexBuildItem combinedIndex, BeanArchiveIndexBuildItem beanArchiveIndex,
+            InvokerFactoryBuildItem invokerFactory,
             BuildProducer<DelayedMethodBuildItem> methods, BuildProducer<ValidationErrorBuildItem> errors,
             BuildProducer<ReflectiveHierarchyBuildItem> reflection) {
         IndexView index = combinedIndex.getIndex();
+        // Superclasses may come from a dependency that has no Jandex index: ArC makes beans of their subclasses all
+        // the same, and their methods are inherited. ArC's own index reads such classes when asked, and its invokers
+        // take only the methods it read.
+        IndexView hierarchy = beanArchiveIndex.getIndex();
         List<Throwable> problems = new ArrayList<>();
         Map<String, QueueHandler> handlerOfQueue = new HashMap<>();
-        List<BeanInfo> beans = beanDiscovery.beanStream().classBeans().collect()
-                .stream().sorted(Comparator.comparing(b -> b.getBeanClass().toString())).toList();
+        List<BeanInfo> classBeans = beanDiscovery.beanStream().classBeans().collect();
+        Set<DotName> replaced = replacedByAlternatives(classBeans, hierarchy);
+        List<BeanInfo> beans = classBeans.stream().filter(b -> !replaced.contains(b.getBeanClass()))
+                .sorted(Comparator.comparing(b -> b.getBeanClass().toString())).toList();
         // The @Delayed methods that some bean declares, inherits or overrides: any other would never run.
         Set<String> reached = new HashSet<>();
+        // Abstract @Delayed methods, by key: a rule of their own, whether a bean reaches them or not.
+        Map<String, MethodInfo> abstractMethods = new TreeMap<>();
         for (BeanInfo bean : beans) {
             ClassInfo clazz = bean.getTarget().get().asClass();
             // Virtual dispatch runs the most specific declaration of a method, so only that one may be a handler,
@@ -166,22 +179,28 @@ class DelayedJobsProcessor {
             while (clazz != null) {
                 for (MethodInfo method : clazz.methods()) {
                     boolean overridden = overridden(method, declared);
-                    if (!Modifier.isPrivate(method.flags()) && !Modifier.isStatic(method.flags())) {
+                    if (!Modifier.isPrivate(method.flags()) && !Modifier.isStatic(method.flags())
+                            && !visibilityBridge(method)) {
                         declared.add(signature(method));
                         declared.add(clazz.name().packagePrefix() + " " + signature(method));
                     }
                     AnnotationInstance delayed = annotations.getAnnotation(method, DELAYED);
                     // javac copies the annotations of a method to its bridge methods (a class implementing a generic
-                    // interface): the bridge calls the method, it is not a second handler.
+                    // interface, or a public class inheriting a public method of a package-private one): the bridge
+                    // calls the method, it is not a second handler.
                     if (delayed == null || method.isSynthetic()) {
                         continue;
                     }
                     reached.add(key(method));
+                    if (Modifier.isAbstract(method.flags())) {
+                        abstractMethods.put(key(method), method);
+                        continue;
+                    }
                     if (overridden) {
                         continue;
                     }
                     int before = problems.size();
-                    DelayedMethodBuildItem item = validate(bean, method, delayed, annotations, index, handlerOfQueue,
+                    DelayedMethodBuildItem item = validate(bean, method, delayed, annotations, hierarchy, handlerOfQueue,
                             problems);
                     if (problems.size() == before) {
                         methods.produce(item.withInvoker(invokerFactory.createInvoker(bean, method)
@@ -193,9 +212,7 @@ class DelayedJobsProcessor {
                         }
                     }
                 }
-                DotName superName = clazz.superName();
-                clazz = superName == null || superName.equals(DotName.OBJECT_NAME) ? null
-                        : index.getClassByName(superName);
+                clazz = superclass(clazz, hierarchy);
             }
         }
         // Only the classes of beans are walked: an interface method would never be a handler, even of a bean
@@ -207,6 +224,16 @@ class DelayedJobsProcessor {
                 .sorted(Comparator.comparing(DelayedJobsProcessor::describe))
                 .forEach(m -> problems.add(problem("A @Delayed method must be declared in a class, not in an interface",
                         m)));
+        // An abstract method never runs, and the method that implements it is a handler only with @Delayed of its own.
+        index.getAnnotations(DELAYED).stream()
+                .filter(a -> a.target().kind() == AnnotationTarget.Kind.METHOD)
+                .map(a -> a.target().asMethod())
+                .filter(m -> !Modifier.isInterface(m.declaringClass().flags()) && Modifier.isAbstract(m.flags())
+                        && !m.isSynthetic() && annotations.hasAnnotation(m, DELAYED))
+                .forEach(m -> abstractMethods.put(key(m), m));
+        abstractMethods.values().stream().sorted(Comparator.comparing(DelayedJobsProcessor::describe))
+                .forEach(m -> problems.add(problem("A @Delayed method must not be abstract: put @Delayed on the method"
+                        + " that implements it", m)));
         // A @Delayed method that no bean declares or inherits never runs. Left alone when a class that would run it
         // was left out of the beans on purpose (a build profile, an alternative not selected, exclude-types, @Vetoed):
         // a concrete class that declares it (it gets a scope of its own otherwise), or a subclass with annotations.
@@ -214,6 +241,7 @@ class DelayedJobsProcessor {
                 .filter(a -> a.target().kind() == AnnotationTarget.Kind.METHOD)
                 .map(a -> a.target().asMethod())
                 .filter(m -> !Modifier.isInterface(m.declaringClass().flags()) && !m.isSynthetic()
+                        && !Modifier.isAbstract(m.flags())
                         && annotations.hasAnnotation(m, DELAYED) && !reached.contains(key(m))
                         && nothingCouldRun(m.declaringClass(), index))
                 .sorted(Comparator.comparing(DelayedJobsProcessor::describe))
@@ -445,6 +473,42 @@ class DelayedJobsProcessor {
     }
 
     /**
+     * The classes of beans that an enabled alternative extends, as a {@code @Mock} of a test extends the bean it
+     * replaces: the alternative inherits (or overrides) their {@code @Delayed} methods, and its queues keep one handler.
+     */
+    private static Set<DotName> replacedByAlternatives(List<BeanInfo> beans, IndexView hierarchy) {
+        Set<DotName> replaced = new HashSet<>();
+        for (BeanInfo bean : beans) {
+            if (bean.isAlternative()) {
+                for (ClassInfo clazz = superclass(bean.getTarget().get().asClass(),
+                        hierarchy); clazz != null; clazz = superclass(clazz, hierarchy)) {
+                    replaced.add(clazz.name());
+                }
+            }
+        }
+        return replaced;
+    }
+
+    private static ClassInfo superclass(ClassInfo clazz, IndexView hierarchy) {
+        DotName superName = clazz.superName();
+        return superName == null || superName.equals(DotName.OBJECT_NAME) ? null : hierarchy.getClassByName(superName);
+    }
+
+    /**
+     * Whether a method is the bridge javac adds to a public class for a public method it inherits from a class that
+     * is not public: it only calls that method, with its signature, so it overrides nothing. A generic bridge stands
+     * for a method of its own class of the same name and arity (the override with the exact parameter types).
+     */
+    private static boolean visibilityBridge(MethodInfo method) {
+        if (!method.isSynthetic() || (method.flags() & ACC_BRIDGE) == 0) {
+            return false;
+        }
+        return method.declaringClass().methods().stream().noneMatch(m -> !m.isSynthetic()
+                && !Modifier.isStatic(m.flags()) && m.name().equals(method.name())
+                && m.parametersCount() == method.parametersCount());
+    }
+
+    /**
      * Whether no bean could ever run the {@code @Delayed} methods of a class that no bean of this build reaches: an
      * inner class, or an abstract class none of whose concrete subclasses carries an annotation (the scope that
      * would make it a bean was forgotten).
@@ -485,8 +549,7 @@ class DelayedJobsProcessor {
             if (annotations.hasAnnotation(clazz, TRANSACTIONAL)) {
                 return annotations.getAnnotation(clazz, TRANSACTIONAL);
             }
-            DotName superName = clazz.superName();
-            clazz = superName == null || superName.equals(DotName.OBJECT_NAME) ? null : index.getClassByName(superName);
+            clazz = superclass(clazz, index);
         }
         for (StereotypeInfo stereotype : bean.getStereotypes()) {
             AnnotationInstance transactional = transactionalStereotype(stereotype.getTarget(), index, new HashSet<>());
