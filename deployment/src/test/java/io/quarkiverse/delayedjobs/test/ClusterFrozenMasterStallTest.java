@@ -176,7 +176,7 @@ public class ClusterFrozenMasterStallTest {
         try {
             await().atMost(Duration.ofSeconds(20)).until(() -> Recorder.lateMidRound.containsKey(healthyNext));
             long lateness = Recorder.lateMidRound.get(healthyNext);
-            assertTrue(lateness < 1000, "the healthy shard's next job ran " + lateness + " ms late");
+            assertTrue(lateness < 2500, "the healthy shard's next job ran " + lateness + " ms late");
         } finally {
             Recorder.slowEnd.countDown();
             RedisTestServer.thaw(FROZEN);
@@ -205,7 +205,7 @@ public class ClusterFrozenMasterStallTest {
         try {
             await().atMost(Duration.ofSeconds(20)).until(() -> Recorder.late.containsKey(healthy));
             long lateness = Recorder.late.get(healthy);
-            assertTrue(lateness < 1000, "the healthy shard's job ran " + lateness + " ms late");
+            assertTrue(lateness < 2500, "the healthy shard's job ran " + lateness + " ms late");
 
             // Four schedule calls to the frozen master, then one to a healthy shard, made on the store's event loop
             // after the send of the four: they are under way by then.
@@ -224,7 +224,7 @@ public class ClusterFrozenMasterStallTest {
                         r -> tookMs.complete((System.nanoTime() - start) / 1_000_000), tookMs::completeExceptionally);
             });
             long took = tookMs.get(20, TimeUnit.SECONDS);
-            assertTrue(took < 1000, "the schedule to a healthy shard took " + took + " ms");
+            assertTrue(took < 2500, "the schedule to a healthy shard took " + took + " ms");
         } finally {
             RedisTestServer.thaw(FROZEN);
         }

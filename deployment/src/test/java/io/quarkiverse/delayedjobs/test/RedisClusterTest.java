@@ -95,7 +95,7 @@ public class RedisClusterTest {
         }
         assertFalse(Ticks.starts.containsKey("cancelled"));
         await().atMost(Duration.ofSeconds(10))
-                .until(() -> scheduler.stats("ticks").running() == 0 && scheduler.stats("ticks").pending() == 0);
+                .until(() -> scheduler.stats("ticks"), s -> s.running() == 0 && s.pending() == 0);
 
         // Nodes have clocks of their own: a claim's jobs are timed by its own node's reading, never by the later
         // reading of a claim another node answered (a claim whose reading is from the epoch stays near the epoch).

@@ -1,6 +1,7 @@
 package io.quarkiverse.delayedjobs.test;
 
 import java.io.BufferedReader;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
@@ -11,10 +12,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import org.awaitility.Awaitility;
 
@@ -53,9 +56,27 @@ public final class RedisTestServer {
             throw new UncheckedIOException("Could not start redis-server from the PATH (apt-get install redis-server)",
                     e);
         }
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> accepts(port));
         Runtime.getRuntime().addShutdownHook(new Thread(this::stop));
+        // Another process may have taken the port since it was found free: then this server exits, and the one that
+        // answers is not it.
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !process.isAlive() || accepts(port));
+        String info = process.isAlive() ? command(url(), "INFO", "server") : "exited";
+        // A server with a password tells nothing before AUTH: that it is still alive has to do.
+        String answering = info.startsWith("-NOAUTH") ? String.valueOf(process.pid())
+                : info.replaceAll("(?s).*process_id:(\\d+).*", "$1");
+        if (!process.isAlive() || !answering.equals(String.valueOf(process.pid()))) {
+            throw new IllegalStateException("redis-server on port " + port + " did not start (" + command
+                    + "), its log: " + log());
+        }
         System.setProperty("delayed-jobs.test.redis-pid." + url(), String.valueOf(process.pid()));
+    }
+
+    private String log() {
+        try {
+            return Files.readString(dir.resolve("redis.log"));
+        } catch (IOException e) {
+            return e.toString();
+        }
     }
 
     /** The URL of the server shared by most tests of this JVM. */
@@ -300,6 +321,8 @@ public final class RedisTestServer {
     public static String command(String url, String... args) {
         int port = Integer.parseInt(url.substring(url.lastIndexOf(':') + 1));
         try (Socket socket = new Socket("127.0.0.1", port)) {
+            // A frozen server answers nothing: a test that asks one fails rather than hangs.
+            socket.setSoTimeout(30_000);
             socket.getOutputStream().write(request(args));
             BufferedReader in = new BufferedReader(
                     new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
@@ -310,7 +333,11 @@ public final class RedisTestServer {
             char[] body = new char[Integer.parseInt(header.substring(1))];
             int read = 0;
             while (read < body.length) {
-                read += in.read(body, read, body.length - read);
+                int more = in.read(body, read, body.length - read);
+                if (more < 0) {
+                    throw new EOFException("the server closed the connection within a reply");
+                }
+                read += more;
             }
             return new String(body);
         } catch (IOException e) {
@@ -334,8 +361,13 @@ public final class RedisTestServer {
             if (!process.waitFor(5, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor();
             }
+            try (Stream<Path> files = Files.walk(dir)) {
+                files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            // its directory stays behind
         }
     }
 

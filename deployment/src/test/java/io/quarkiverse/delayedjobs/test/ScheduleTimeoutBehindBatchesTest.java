@@ -1,13 +1,13 @@
 package io.quarkiverse.delayedjobs.test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import jakarta.inject.Inject;
 
@@ -86,6 +88,8 @@ public class ScheduleTimeoutBehindBatchesTest {
         String url = RedisTestServer.sharedUrl();
         int port = Integer.parseInt(url.substring(url.lastIndexOf(':') + 1));
         AtomicBoolean done = new AtomicBoolean();
+        AtomicInteger windows = new AtomicInteger();
+        AtomicReference<IOException> pauserFailure = new AtomicReference<>();
         // Redis holds writes in back-to-back windows of 300 ms: each call waits up to that, well within the timeout.
         Thread pauser = new Thread(() -> {
             try (Socket socket = new Socket("127.0.0.1", port)) {
@@ -97,11 +101,15 @@ public class ScheduleTimeoutBehindBatchesTest {
                             + "*3\r\n$3\r\nSET\r\n$19\r\nexpiry-healthy:gate\r\n$1\r\n1\r\n")
                             .getBytes(StandardCharsets.UTF_8));
                     out.flush();
-                    in.readLine();
+                    String paused = in.readLine();
+                    if (!"+OK".equals(paused)) {
+                        throw new IOException("CLIENT PAUSE answered " + paused);
+                    }
                     in.readLine(); // the SET is answered when the window ends
+                    windows.incrementAndGet();
                 }
             } catch (IOException e) {
-                throw new UncheckedIOException(e);
+                pauserFailure.set(e);
             }
         });
         pauser.start();
@@ -120,6 +128,9 @@ public class ScheduleTimeoutBehindBatchesTest {
                 }
             }
             assertEquals(List.of(), failures.stream().limit(3).toList(), failures.size() + " of " + jobs + " failed");
+            // The line did wait behind the windows: a pauser that failed would leave nothing to wait behind.
+            assertNull(pauserFailure.get());
+            assertTrue(windows.get() >= 5, "only " + windows.get() + " windows while the jobs were stored");
         } finally {
             done.set(true);
             pauser.join(10_000);

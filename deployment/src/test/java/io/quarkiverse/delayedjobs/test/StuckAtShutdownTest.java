@@ -74,8 +74,8 @@ public class StuckAtShutdownTest {
             for (int i = 0; i < 20; i++) {
                 scheduler.schedule("stuck", "quick-" + i, null, first.plusMillis(20L * i));
             }
-            await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.stats("stuck").pending() == 0
-                    && scheduler.stats("stuck").running() == 0);
+            await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.stats("stuck"),
+                    s -> s.pending() == 0 && s.running() == 0);
             scheduler.schedule("stuck", "job", null, Duration.ZERO);
             assertTrue(Stuck.started.await(10, TimeUnit.SECONDS));
             QueueKeys keys = store.queue("stuck").toCompletionStage().toCompletableFuture().get();
