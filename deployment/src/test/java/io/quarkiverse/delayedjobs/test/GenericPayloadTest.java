@@ -24,6 +24,7 @@ import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 
 import io.quarkiverse.delayedjobs.Delayed;
 import io.quarkiverse.delayedjobs.DelayedScheduler;
+import io.quarkiverse.delayedjobs.JobContext;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
@@ -62,11 +63,11 @@ public class GenericPayloadTest {
 
     static class Handlers {
         static final Map<String, Object> received = new ConcurrentHashMap<>();
-        static final CountDownLatch ran = new CountDownLatch(5);
+        static final CountDownLatch ran = new CountDownLatch(6);
 
         @Delayed("optional")
-        void optional(Optional<Item> item) {
-            received.put("optional", item.get());
+        void optional(Optional<Item> item, JobContext context) {
+            received.put("optional-" + context.id(), item.map(Object.class::cast).orElse("empty"));
             ran.countDown();
         }
 
@@ -101,12 +102,15 @@ public class GenericPayloadTest {
     @Test
     void typeArgumentsReachTheHandler() throws InterruptedException {
         scheduler.schedule("optional", "1", Optional.of(new Item("a")), Duration.ZERO);
+        scheduler.schedule("optional", "2", Optional.empty(), Duration.ZERO);
         scheduler.schedule("array-of-lists", "1", List.of(List.of(), List.of(new Item("b"))), Duration.ZERO);
         scheduler.schedule("map-of-optionals", "1", Map.of("b", Optional.of(new Item("c"))), Duration.ZERO);
         scheduler.schedule("primitive-matrix", "1", new int[][] { { 1 }, { 2 } }, Duration.ZERO);
         scheduler.schedule("inner-with-deserializer", "1", "hello", Duration.ZERO);
         assertTrue(Handlers.ran.await(10, TimeUnit.SECONDS), "ran: " + Handlers.received);
-        assertEquals(Map.of("optional", new Item("a"), "array-of-lists", new Item("b"), "map-of-optionals",
-                new Item("c"), "primitive-matrix", 2, "inner-with-deserializer", "hello"), Handlers.received);
+        assertEquals(
+                Map.of("optional-1", new Item("a"), "optional-2", "empty", "array-of-lists", new Item("b"), "map-of-optionals",
+                        new Item("c"), "primitive-matrix", 2, "inner-with-deserializer", "hello"),
+                Handlers.received);
     }
 }

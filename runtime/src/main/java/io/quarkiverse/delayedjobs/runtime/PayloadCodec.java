@@ -134,8 +134,9 @@ public class PayloadCodec {
         } else if (raw == JsonArray.class) {
             reader = json -> new JsonArray(vertxMapper.readValue(json, List.class));
         } else {
+            // Jackson reads a JSON null as the type's own null value: null for most, an empty Optional, a NullNode.
             ObjectReader objectReader = readMapper.readerFor(type);
-            reader = objectReader::readValue;
+            return objectReader::readValue;
         }
         return json -> isJsonNull(json) ? null : reader.read(json);
     }

@@ -2,15 +2,20 @@ package io.quarkiverse.delayedjobs.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.jsontype.BasicPolymorphicTypeValidator;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
@@ -48,6 +53,17 @@ class PayloadCodecTest {
         assertEquals(1, ((JsonObject) read(mapper, JsonObject.class, object)).getInteger("a"));
         byte[] array = new JsonArray().add(1).encode().getBytes(StandardCharsets.UTF_8);
         assertEquals(1, ((JsonArray) read(mapper, JsonArray.class, array)).getInteger(0));
+    }
+
+    @Test
+    void aNullPayloadIsTheNullValueOfTheParameterType() throws Exception {
+        PayloadCodec codec = new PayloadCodec(new ObjectMapper().registerModule(new Jdk8Module()));
+        byte[] json = " null ".getBytes(StandardCharsets.UTF_8);
+        assertEquals(Optional.empty(), codec.reader("java.util.Optional<java.lang.String>").read(json));
+        assertEquals(NullNode.getInstance(), codec.reader(JsonNode.class.getName()).read(json));
+        assertNull(codec.reader(String.class.getName()).read(json));
+        assertNull(codec.reader(JsonObject.class.getName()).read(json));
+        assertNull(codec.reader("java.util.List<java.lang.String>").read(json));
     }
 
     @Test
