@@ -9,6 +9,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Alternative;
 import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
@@ -32,7 +33,7 @@ public class InheritedHandlersTest {
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
             .withApplicationRoot(jar -> jar.addClasses(Base.class, PublicHandler.class, FromLibrary.class,
-                    Onboarding.class, MockOnboarding.class, RedisTestServer.class))
+                    Onboarding.class, MockOnboarding.class, Billing.class, OtherBilling.class, RedisTestServer.class))
             // A dependency without beans.xml or an index of its own: Quarkus does not index it.
             .withAdditionalDependency(jar -> jar.addClass(LibraryHandler.class))
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
@@ -74,6 +75,20 @@ public class InheritedHandlersTest {
     static class MockOnboarding extends Onboarding {
     }
 
+    @ApplicationScoped
+    static class Billing {
+        @Delayed("billing")
+        void bill(String text) {
+            ran.add(getClass().getSimpleName() + ":" + text);
+        }
+    }
+
+    /** An alternative not selected replaces nothing. */
+    @Alternative
+    @ApplicationScoped
+    static class OtherBilling extends Billing {
+    }
+
     @Inject
     HandlerRegistry registry;
 
@@ -82,7 +97,7 @@ public class InheritedHandlersTest {
 
     @Test
     void aPublicClassRunsTheHandlerOfItsPackagePrivateSuperclass() throws InterruptedException {
-        assertEquals(List.of("library", "onboarding", "visibility"),
+        assertEquals(List.of("billing", "library", "onboarding", "visibility"),
                 registry.handlers().stream().map(HandlerDefinition::queue).sorted().toList());
         scheduler.schedule("visibility", "1", "ada", Duration.ZERO);
         assertEquals("PublicHandler:ada", ran.poll(20, TimeUnit.SECONDS));
@@ -98,5 +113,7 @@ public class InheritedHandlersTest {
     void anAlternativeSubclassTakesOverTheHandlerOfTheBeanItReplaces() throws InterruptedException {
         scheduler.schedule("onboarding", "1", "alan", Duration.ZERO);
         assertEquals("MockOnboarding:alan", ran.poll(20, TimeUnit.SECONDS));
+        scheduler.schedule("billing", "1", "barbara", Duration.ZERO);
+        assertEquals("Billing:barbara", ran.poll(20, TimeUnit.SECONDS));
     }
 }
