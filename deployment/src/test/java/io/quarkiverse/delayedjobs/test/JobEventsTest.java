@@ -138,6 +138,12 @@ public class JobEventsTest {
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> Observers.async.stream().anyMatch(e -> e instanceof JobDeadLettered d
                         && d.job().id().equals("failing:1")));
+        // The move to the dead letters is told once, to each kind of observer.
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
+            assertEquals(1, seen(JobDeadLettered.class, "failing:1").size(), "synchronous JobDeadLettered events");
+            assertEquals(1, Observers.async.stream().filter(e -> e instanceof JobDeadLettered d
+                    && d.job().id().equals("failing:1")).count(), "asynchronous JobDeadLettered events");
+        });
         assertTrue(seen(JobSucceeded.class, "failing:1").isEmpty());
     }
 

@@ -9,6 +9,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import jakarta.inject.Inject;
 
@@ -112,6 +114,10 @@ public class MetricsTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> count("delayed.jobs.succeeded", "metered-fine") == 1);
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> count("delayed.jobs.dead.lettered", "metered-failing") == failingDead + 1);
+        // Counted once: the counter stays there.
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).untilAsserted(
+                () -> assertEquals(failingDead + 1, count("delayed.jobs.dead.lettered", "metered-failing"),
+                        "delayed.jobs.dead.lettered of metered-failing"));
         assertEquals(1, count("delayed.jobs.started", "metered-fine"));
         assertEquals(1, count("delayed.jobs.lateness", "metered-fine"));
         assertEquals(1, count("delayed.jobs.duration", "metered-fine"));
@@ -125,7 +131,10 @@ public class MetricsTest {
         String scrape = HttpClient.newHttpClient()
                 .send(HttpRequest.newBuilder(metrics.toURI()).build(), HttpResponse.BodyHandlers.ofString()).body();
         assertTrue(scrape.contains("delayed_jobs_succeeded_total{queue=\"metered-fine\"} 1.0"), scrape);
-        assertTrue(scrape.contains("delayed_jobs_dead_lettered_total{queue=\"metered-failing\"} "), scrape);
+        Matcher dead = Pattern.compile("(?m)^delayed_jobs_dead_lettered_total\\{queue=\"metered-failing\"} (\\S+)$")
+                .matcher(scrape);
+        assertTrue(dead.find(), scrape);
+        assertEquals(failingDead + 1, Double.parseDouble(dead.group(1)), scrape);
     }
 
     @Test
