@@ -12,6 +12,8 @@ import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.TRANSACT
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.UNI;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.VOID;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Modifier;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -38,6 +40,10 @@ import org.jboss.jandex.DotName;
 import org.jboss.jandex.IndexView;
 import org.jboss.jandex.MethodInfo;
 import org.jboss.jandex.Type;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
 
 import io.quarkiverse.delayedjobs.MisfirePolicy;
 import io.quarkiverse.delayedjobs.runtime.DelayedJobsRecorder;
@@ -81,6 +87,7 @@ import io.quarkus.deployment.builditem.nativeimage.ReflectiveHierarchyBuildItem;
 import io.quarkus.deployment.execannotations.ExecutionModelAnnotationsAllowedBuildItem;
 import io.quarkus.deployment.metrics.MetricsCapabilityBuildItem;
 import io.quarkus.deployment.recording.RecorderContext;
+import io.quarkus.deployment.util.IoUtil;
 import io.quarkus.redis.client.RedisClientName;
 import io.quarkus.redis.deployment.client.RequestedRedisClientBuildItem;
 import io.quarkus.redis.runtime.client.config.RedisConfig;
@@ -94,7 +101,6 @@ class DelayedJobsProcessor {
 
     private static final String FEATURE = "delayed-jobs";
     /** The access flag of a bridge method (JVMS 4.6). */
-    private static final int ACC_BRIDGE = 0x0040;
     /**
      * By name: the classes implement the SmallRye Health API, which only applications with
      * {@code quarkus-smallrye-health} have.
@@ -496,16 +502,42 @@ class DelayedJobsProcessor {
 
     /**
      * Whether a method is the bridge javac adds to a public class for a public method it inherits from a class that
-     * is not public: it only calls that method, with its signature, so it overrides nothing. A generic bridge stands
-     * for a method of its own class of the same name and arity (the override with the exact parameter types).
+     * is not public: it calls that method, with its own descriptor, so it overrides nothing. A generic or covariant
+     * bridge calls a method of its class with another descriptor, the override it stands for. Only the bytecode tells
+     * them apart: an overload of the same name and arity may sit beside either.
      */
     private static boolean visibilityBridge(MethodInfo method) {
-        if (!method.isSynthetic() || (method.flags() & ACC_BRIDGE) == 0) {
+        if (!method.isSynthetic() || (method.flags() & Opcodes.ACC_BRIDGE) == 0) {
             return false;
         }
-        return method.declaringClass().methods().stream().noneMatch(m -> !m.isSynthetic()
-                && !Modifier.isStatic(m.flags()) && m.name().equals(method.name())
-                && m.parametersCount() == method.parametersCount());
+        String className = method.declaringClass().name().toString();
+        byte[] bytecode;
+        try {
+            bytecode = IoUtil.readClassAsBytes(Thread.currentThread().getContextClassLoader(), className);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read the bytecode of " + className, e);
+        }
+        if (bytecode == null) {
+            throw new IllegalStateException("Cannot find the bytecode of " + className);
+        }
+        String descriptor = method.descriptor();
+        boolean[] callsItsOwnDescriptor = { false };
+        new ClassReader(bytecode).accept(new ClassVisitor(Opcodes.ASM9) {
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String desc, String signature, String[] exceptions) {
+                if (!name.equals(method.name()) || !desc.equals(descriptor)) {
+                    return null;
+                }
+                return new MethodVisitor(Opcodes.ASM9) {
+                    @Override
+                    public void visitMethodInsn(int opcode, String owner, String called, String calledDesc,
+                            boolean isInterface) {
+                        callsItsOwnDescriptor[0] |= called.equals(method.name()) && calledDesc.equals(descriptor);
+                    }
+                };
+            }
+        }, ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+        return callsItsOwnDescriptor[0];
     }
 
     /**

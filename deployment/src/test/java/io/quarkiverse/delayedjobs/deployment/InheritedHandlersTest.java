@@ -32,8 +32,9 @@ public class InheritedHandlersTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Base.class, PublicHandler.class, FromLibrary.class,
-                    Onboarding.class, MockOnboarding.class, Billing.class, OtherBilling.class, RedisTestServer.class))
+            .withApplicationRoot(
+                    jar -> jar.addClasses(Base.class, PublicHandler.class, Inbox.class, TextInbox.class, FromLibrary.class,
+                            Onboarding.class, MockOnboarding.class, Billing.class, OtherBilling.class, RedisTestServer.class))
             // A dependency without beans.xml or an index of its own: Quarkus does not index it.
             .withAdditionalDependency(jar -> jar.addClass(LibraryHandler.class))
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
@@ -51,10 +52,38 @@ public class InheritedHandlersTest {
 
     /**
      * Public: javac gives it a synthetic bridge {@code handle(String)} that calls {@code Base#handle()}, with a copy of
-     * its annotations. The bridge overrides nothing.
+     * its annotations. The bridge overrides nothing, and neither does an overload of the same arity beside it.
      */
     @ApplicationScoped
     public static class PublicHandler extends Base {
+        public void handle(Integer number) {
+            throw new UnsupportedOperationException("not a handler");
+        }
+    }
+
+    /** Generic: a subclass names the type of the payload. */
+    abstract static class Inbox<T> {
+        @Delayed("inbox")
+        void receive(T message) {
+            throw new UnsupportedOperationException("overridden");
+        }
+    }
+
+    /**
+     * javac gives it a synthetic bridge {@code receive(Object)} that calls {@code receive(String)}: the bridge overrides
+     * {@code Inbox#receive()}, so the queue has one handler, this one, even beside an overload of the same arity.
+     */
+    @ApplicationScoped
+    static class TextInbox extends Inbox<String> {
+        @Delayed("inbox")
+        @Override
+        void receive(String message) {
+            ran.add(getClass().getSimpleName() + ":" + message);
+        }
+
+        void receive(Integer number) {
+            throw new UnsupportedOperationException("not a handler");
+        }
     }
 
     /** Its superclass is in no Jandex index. */
@@ -97,10 +126,16 @@ public class InheritedHandlersTest {
 
     @Test
     void aPublicClassRunsTheHandlerOfItsPackagePrivateSuperclass() throws InterruptedException {
-        assertEquals(List.of("billing", "library", "onboarding", "visibility"),
+        assertEquals(List.of("billing", "inbox", "library", "onboarding", "visibility"),
                 registry.handlers().stream().map(HandlerDefinition::queue).sorted().toList());
         scheduler.schedule("visibility", "1", "ada", Duration.ZERO);
         assertEquals("PublicHandler:ada", ran.poll(20, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aGenericOverrideIsTheHandler() throws InterruptedException {
+        scheduler.schedule("inbox", "1", "edsger", Duration.ZERO);
+        assertEquals("TextInbox:edsger", ran.poll(20, TimeUnit.SECONDS));
     }
 
     @Test
