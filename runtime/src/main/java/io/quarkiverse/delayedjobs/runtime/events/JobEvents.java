@@ -65,6 +65,12 @@ public class JobEvents implements JobListener {
      */
     private final WorkerExecutor observerThreads;
     private final Duration shutdownTimeout;
+    /**
+     * Whether the application stopped: a handler left behind by the stop that ends later fires nothing. In dev mode the
+     * next application runs by then, and an observer of this one would put an instance of its bean's old class into
+     * the new application's context (ArC's container is one for both), where the new observers fail to cast it.
+     */
+    private volatile boolean stopped;
 
     public JobEvents(Vertx vertx, DelayedJobsRuntimeConfig config, Event<JobSucceeded> succeeded,
             Event<JobFailed> failed, Event<JobDeadLettered> deadLettered) {
@@ -86,6 +92,7 @@ public class JobEvents implements JobListener {
     @PreDestroy
     void close() {
         if (observerThreads == null) {
+            stopped = true;
             return;
         }
         long deadline = System.nanoTime() + shutdownTimeout.toNanos();
@@ -103,6 +110,7 @@ public class JobEvents implements JobListener {
         } catch (ExecutionException e) {
             throw new IllegalStateException(e); // never: each job's future completes once its observers returned
         }
+        stopped = true;
         observerThreads.close();
     }
 
@@ -128,6 +136,10 @@ public class JobEvents implements JobListener {
     }
 
     private <T> void fire(Kind<T> kind, JobContext job, T event) {
+        if (stopped) {
+            LOG.debugf("%s came after the application stopped: no observer is told", event);
+            return;
+        }
         if (kind.sync) {
             // An id names a job within its queue only.
             String key = job.queue() + '/' + job.id();
