@@ -137,6 +137,22 @@ public class MetricsTest {
         assertEquals(failingDead + 1, Double.parseDouble(dead.group(1)), scrape);
     }
 
+    /** Vert.x's metrics of Redis clients tell the engine's calls from the application's. */
+    @Test
+    void theEngineCallsCountUnderAClientNameOfTheirOwn() {
+        double before = redisCompleted("<default>");
+        for (int i = 0; i < 10; i++) {
+            scheduler.schedule("metered-fine", "own-client:" + i, null, Duration.ofHours(1));
+        }
+        assertEquals(before, redisCompleted("<default>"), "calls counted for the application's client");
+        assertTrue(redisCompleted(RedisClientOptions.METRICS_NAME) >= 10, "the engine's calls counted under its name");
+    }
+
+    private double redisCompleted(String clientName) {
+        return Search.in(registry).name("redis.completed").tag("clientName", clientName).counters().stream()
+                .mapToDouble(Counter::count).sum();
+    }
+
     @Test
     void gaugesShowTheQueueFiguresInRedis() {
         scheduler.schedule("metered-fine", "pending:1", null, Duration.ofHours(1));

@@ -19,6 +19,9 @@ import io.vertx.redis.client.RedisRole;
 @Singleton
 public class RedisClientOptions implements RedisOptionsCustomizer {
 
+    /** The client name and pool name of the engine's connections in the Vert.x metrics of Redis clients. */
+    public static final String METRICS_NAME = "delayed-jobs";
+
     private final Map<String, RedisOptions> byClient = new ConcurrentHashMap<>();
 
     @Override
@@ -47,6 +50,8 @@ public class RedisClientOptions implements RedisOptionsCustomizer {
             throw new IllegalStateException("The Redis client '" + clientName + "' is not active (are its hosts set?)");
         }
         RedisOptions copy = new RedisOptions(options);
+        // Vert.x metrics of its own: under the client's names they counted the engine's calls with the application's.
+        copy.setPoolName(METRICS_NAME).getNetClientOptions().setMetricsName("redis|" + METRICS_NAME);
         if (copy.getType() == RedisClientType.SENTINEL && copy.getRole() == RedisRole.MASTER) {
             copy.setAutoFailover(true);
         }
