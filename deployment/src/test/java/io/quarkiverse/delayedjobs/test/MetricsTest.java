@@ -24,6 +24,7 @@ import io.quarkiverse.delayedjobs.Delayed;
 import io.quarkiverse.delayedjobs.DelayedScheduler;
 import io.quarkiverse.delayedjobs.OnConflict;
 import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkiverse.delayedjobs.runtime.redis.RedisClientOptions;
 import io.quarkus.test.QuarkusUnitTest;
 import io.quarkus.test.common.http.TestHTTPResource;
 
