@@ -25,6 +25,7 @@ import io.quarkiverse.delayedjobs.DelayedScheduler;
 import io.quarkiverse.delayedjobs.OnConflict;
 import io.quarkiverse.delayedjobs.ScheduleResult;
 import io.quarkiverse.delayedjobs.runtime.redis.RedisClientOptions;
+import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.QuarkusUnitTest;
 import io.quarkus.test.common.http.TestHTTPResource;
 
@@ -59,6 +60,9 @@ public class MetricsTest {
 
     @Inject
     MeterRegistry registry;
+
+    @Inject
+    RedisDataSource redis;
 
     @TestHTTPResource("/q/metrics")
     URL metrics;
@@ -147,6 +151,8 @@ public class MetricsTest {
         }
         assertEquals(before, redisCompleted("<default>"), "calls counted for the application's client");
         assertTrue(redisCompleted(RedisClientOptions.METRICS_NAME) >= 10, "the engine's calls counted under its name");
+        redis.execute("PING");
+        assertEquals(before + 1, redisCompleted("<default>"), "the application's call counted for its client");
     }
 
     private double redisCompleted(String clientName) {

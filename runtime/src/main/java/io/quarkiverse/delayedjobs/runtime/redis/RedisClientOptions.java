@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import jakarta.inject.Singleton;
 
 import io.quarkus.redis.client.RedisOptionsCustomizer;
+import io.vertx.core.net.NetClientOptions;
 import io.vertx.redis.client.RedisClientType;
 import io.vertx.redis.client.RedisOptions;
 import io.vertx.redis.client.RedisRole;
@@ -51,7 +52,9 @@ public class RedisClientOptions implements RedisOptionsCustomizer {
         }
         RedisOptions copy = new RedisOptions(options);
         // Vert.x metrics of its own: under the client's names they counted the engine's calls with the application's.
-        copy.setPoolName(METRICS_NAME).getNetClientOptions().setMetricsName("redis|" + METRICS_NAME);
+        // The copy shares the client's network options: those are copied too, so that the client's stay as they were.
+        copy.setPoolName(METRICS_NAME).setNetClientOptions(
+                new NetClientOptions(options.getNetClientOptions()).setMetricsName("redis|" + METRICS_NAME));
         if (copy.getType() == RedisClientType.SENTINEL && copy.getRole() == RedisRole.MASTER) {
             copy.setAutoFailover(true);
         }
