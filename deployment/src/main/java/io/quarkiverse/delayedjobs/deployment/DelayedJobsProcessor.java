@@ -100,7 +100,6 @@ import io.vertx.redis.client.Redis;
 class DelayedJobsProcessor {
 
     private static final String FEATURE = "delayed-jobs";
-    /** The access flag of a bridge method (JVMS 4.6). */
     /**
      * By name: the classes implement the SmallRye Health API, which only applications with
      * {@code quarkus-smallrye-health} have.
