@@ -3,13 +3,6 @@ package io.quarkiverse.delayedjobs.test;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.logging.LogRecord;
@@ -30,7 +23,6 @@ import io.quarkiverse.delayedjobs.DelayedScheduler;
 import io.quarkiverse.delayedjobs.JobSucceeded;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.test.QuarkusDevModeTest;
-import io.vertx.core.json.JsonObject;
 
 /**
  * In dev mode, a handler left behind by a live reload (still running after {@code shutdown-timeout}) that ends once
@@ -41,7 +33,7 @@ import io.vertx.core.json.JsonObject;
 public class DevModeLeftBehindEventsTest {
 
     static final String URL = RedisTestServer.sharedUrl();
-    static final int PORT = freePort();
+    static final int PORT = DevModeHttp.freePort();
     /** Set by the second application as it starts: the handler left behind by the first one ends then. */
     static final String RELEASE = "delayed-jobs.test.left-behind.release";
 
@@ -118,11 +110,11 @@ public class DevModeLeftBehindEventsTest {
 
     @Test
     void theNewObserversAreToldAfterAHandlerLeftBehindEnds() throws Exception {
-        assertEquals("UP", readiness());
+        assertEquals("UP", DevModeHttp.readiness(PORT));
         awaitLogged("told of quick-one");
         awaitLogged("left-behind started");
         test.modifyResourceFile("application.properties", p -> p.replace("app.generation=one", "app.generation=two"));
-        assertEquals("UP", readiness(), "after the reload");
+        assertEquals("UP", DevModeHttp.readiness(PORT), "after the reload");
         awaitLogged("left-behind ended");
         awaitLogged("told of quick-two");
         awaitLogged("told asynchronously of quick-two");
@@ -146,24 +138,5 @@ public class DevModeLeftBehindEventsTest {
 
     private static String text(LogRecord record) {
         return record.getMessage() + " " + record.getThrown();
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** The status of the readiness endpoint; the request makes dev mode reload a changed application first. */
-    private static String readiness() throws Exception {
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-        HttpResponse<String> response = client
-                .send(HttpRequest.newBuilder(URI.create("http://localhost:" + PORT + "/q/health/ready"))
-                        .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
-        return response.statusCode() == 200 || response.statusCode() == 503
-                ? new JsonObject(response.body()).getString("status")
-                : response.statusCode() + " " + response.body();
     }
 }
