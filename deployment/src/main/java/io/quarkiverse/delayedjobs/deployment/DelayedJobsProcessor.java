@@ -660,6 +660,12 @@ class DelayedJobsProcessor {
 
     @BuildStep
     @Record(ExecutionTime.RUNTIME_INIT)
+    void checkConfig(DelayedJobsRecorder recorder) {
+        recorder.checkConfig();
+    }
+
+    @BuildStep
+    @Record(ExecutionTime.RUNTIME_INIT)
     void register(DelayedJobsRecorder recorder, RecorderContext recorderContext, DelayedJobsBuildTimeConfig config,
             List<DelayedMethodBuildItem> methods, BuildProducer<SyntheticBeanBuildItem> syntheticBeans) {
         List<RuntimeValue<HandlerDefinition>> handlers = new ArrayList<>();

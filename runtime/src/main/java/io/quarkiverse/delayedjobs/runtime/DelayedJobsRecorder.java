@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 import jakarta.enterprise.invoke.Invoker;
 
 import io.quarkiverse.delayedjobs.MisfirePolicy;
+import io.quarkiverse.delayedjobs.runtime.config.ConfigCheck;
 import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkiverse.delayedjobs.runtime.redis.RedisClientOptions;
@@ -26,6 +27,11 @@ public class DelayedJobsRecorder {
 
     public DelayedJobsRecorder(RuntimeValue<DelayedJobsRuntimeConfig> config) {
         this.config = config;
+    }
+
+    /** Stops the application at startup on a setting out of its range, before the engine's beans exist. */
+    public void checkConfig() {
+        ConfigCheck.check(config.getValue());
     }
 
     /** Creates the job store on the Redis client the deployment step declared as injection point. */

@@ -1,9 +1,11 @@
 package io.quarkiverse.delayedjobs.runtime.config;
 
 import java.time.Duration;
+import java.util.Set;
 
 import io.quarkiverse.delayedjobs.runtime.JobArguments;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
+import io.quarkus.runtime.configuration.ConfigurationException;
 
 /**
  * The effective settings of one queue: its overrides laid over the defaults, checked once.
@@ -41,16 +43,16 @@ public record QueueSettings(int shards, Duration lease, int batchSize, int concu
     /**
      * Checks the defaults and the overrides of every queue named in the configuration, whether this instance handles
      * it or not: a setting out of its range stops the application at startup rather than failing the first call on
-     * that queue.
+     * that queue. Part of {@link ConfigCheck}.
      */
-    public static void checkConfigured(DelayedJobsRuntimeConfig config) {
+    static void checkConfigured(DelayedJobsRuntimeConfig config) {
         defaults(config);
         for (String queue : config.queues().keySet()) {
             try {
                 JobArguments.queue(queue);
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(
-                        "quarkus.delayed-jobs.queues.\"" + queue + "\" names no queue: " + e.getMessage());
+                String key = "quarkus.delayed-jobs.queues.\"" + queue + "\"";
+                throw new ConfigurationException(key + " names no queue: " + e.getMessage(), Set.of(key));
             }
             of(config, queue);
         }
@@ -64,42 +66,44 @@ public record QueueSettings(int shards, Duration lease, int batchSize, int concu
         return s;
     }
 
-    /** {@code where}: what the messages start with, the queue's settings or the prefix of the default keys. */
+    /** {@code where}: the prefix of the keys checked, the queue's overrides or the defaults. */
     private void check(String where) {
         if (shards < 1 || shards > 1024) {
-            throw new IllegalArgumentException(where + "shards must be between 1 and 1024, was " + shards);
+            throw refused(where + "shards", "must be between 1 and 1024, was " + shards);
         }
         if (lease.toMillis() < 1000 || lease.compareTo(MAX_LEASE) > 0) {
-            throw new IllegalArgumentException(where + "lease must be between 1s and 1d, was " + lease);
+            throw refused(where + "lease", "must be between 1s and 1d, was " + lease);
         }
         atLeastOne(where + "batch-size", batchSize);
         atLeastOne(where + "concurrency", concurrency);
         if (concurrency > MAX_CONCURRENCY) {
-            throw new IllegalArgumentException(
-                    where + "concurrency must be at most " + MAX_CONCURRENCY + ", was " + concurrency);
+            throw refused(where + "concurrency", "must be at most " + MAX_CONCURRENCY + ", was " + concurrency);
         }
         atLeastOne(where + "max-attempts", maxAttempts);
         if (batchSize > JobStore.MOST_PER_SHARD) {
-            throw new IllegalArgumentException(
-                    where + "batch-size must be at most " + JobStore.MOST_PER_SHARD + ", was " + batchSize);
+            throw refused(where + "batch-size", "must be at most " + JobStore.MOST_PER_SHARD + ", was " + batchSize);
         }
         if (claimAhead.isNegative() || claimAhead.compareTo(MAX_CLAIM_AHEAD) > 0) {
-            throw new IllegalArgumentException(
-                    where + "claim-ahead must be between 0 and " + MAX_CLAIM_AHEAD + ", was " + claimAhead);
+            throw refused(where + "claim-ahead", "must be between 0 and " + MAX_CLAIM_AHEAD + ", was " + claimAhead);
         }
         if (scheduleLinger.isNegative() || scheduleLinger.compareTo(MAX_SCHEDULE_LINGER) > 0) {
-            throw new IllegalArgumentException(where + "schedule-linger must be between 0 and " + MAX_SCHEDULE_LINGER
-                    + ", was " + scheduleLinger);
+            throw refused(where + "schedule-linger",
+                    "must be between 0 and " + MAX_SCHEDULE_LINGER + ", was " + scheduleLinger);
         }
         if (backoffInitial.isNegative() || backoffMax.compareTo(backoffInitial) < 0) {
-            throw new IllegalArgumentException(where + "backoff.initial must not be negative and backoff.max must be"
-                    + " at least backoff.initial, were " + backoffInitial + " and " + backoffMax);
+            throw new ConfigurationException(where + "backoff.initial must not be negative and backoff.max must be"
+                    + " at least backoff.initial, were " + backoffInitial + " and " + backoffMax,
+                    Set.of(where + "backoff.initial", where + "backoff.max"));
         }
     }
 
     private static void atLeastOne(String key, int value) {
         if (value < 1) {
-            throw new IllegalArgumentException(key + " must be at least 1, was " + value);
+            throw refused(key, "must be at least 1, was " + value);
         }
+    }
+
+    private static ConfigurationException refused(String key, String rule) {
+        return new ConfigurationException(key + " " + rule, Set.of(key));
     }
 }

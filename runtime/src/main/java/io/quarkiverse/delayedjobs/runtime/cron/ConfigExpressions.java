@@ -16,13 +16,23 @@ public final class ConfigExpressions {
         return value != null && value.startsWith("${") && value.endsWith("}");
     }
 
-    public static String resolve(String value) {
+    /** The config key {@code value} reads, or null when it is no expression. */
+    public static String key(String value) {
         if (!isExpression(value)) {
+            return null;
+        }
+        String inner = value.substring(2, value.length() - 1);
+        int colon = inner.indexOf(':');
+        return colon < 0 ? inner : inner.substring(0, colon);
+    }
+
+    public static String resolve(String value) {
+        String key = key(value);
+        if (key == null) {
             return value;
         }
         String inner = value.substring(2, value.length() - 1);
         int colon = inner.indexOf(':');
-        String key = colon < 0 ? inner : inner.substring(0, colon);
         return ConfigProvider.getConfig().getOptionalValue(key, String.class)
                 .or(() -> colon < 0 ? Optional.empty() : Optional.of(inner.substring(colon + 1)))
                 .orElseThrow(() -> new IllegalArgumentException("config property " + key + " of expression " + value

@@ -81,49 +81,10 @@ public class JobStore implements AutoCloseable {
 
     /**
      * {@code options}: copies of the options of the configured Quarkus client, for the store's own clients;
-     * {@code cluster}: the shards live on several servers, whose clocks differ.
+     * {@code config}: as {@code ConfigCheck} passed it at startup; {@code cluster}: the shards live on several servers,
+     * whose clocks differ.
      */
     public JobStore(Supplier<RedisOptions> options, Vertx vertx, DelayedJobsRuntimeConfig config, boolean cluster) {
-        if (config.keyPrefix().isBlank() || config.keyPrefix().contains("{") || config.keyPrefix().contains("}")) {
-            throw new IllegalArgumentException(
-                    "quarkus.delayed-jobs.key-prefix must be non-blank and contain no braces, was '" + config.keyPrefix()
-                            + "'");
-        }
-        if (config.redisTimeout().toMillis() < 1) {
-            throw new IllegalArgumentException(
-                    "quarkus.delayed-jobs.redis-timeout must be at least 1ms, was " + config.redisTimeout());
-        }
-        // A dead letter is pruned as it is written when the retention is not positive: the failed job would be gone.
-        if (config.deadLetter().maxSize() < 1) {
-            throw new IllegalArgumentException(
-                    "quarkus.delayed-jobs.dead-letter.max-size must be at least 1, was " + config.deadLetter().maxSize());
-        }
-        if (config.deadLetter().retention().toMillis() < 1) {
-            throw new IllegalArgumentException("quarkus.delayed-jobs.dead-letter.retention must be at least 1ms, was "
-                    + config.deadLetter().retention());
-        }
-        if (config.pollInterval().toMillis() < 1) {
-            throw new IllegalArgumentException(
-                    "quarkus.delayed-jobs.poll-interval must be at least 1ms, was " + config.pollInterval());
-        }
-        if (config.shutdownTimeout().isNegative()) {
-            throw new IllegalArgumentException(
-                    "quarkus.delayed-jobs.shutdown-timeout must not be negative, was " + config.shutdownTimeout());
-        }
-        if (config.maxPayloadSize().asLongValue() < 1) {
-            throw new IllegalArgumentException("quarkus.delayed-jobs.max-payload-size must be at least 1 byte, was "
-                    + config.maxPayloadSize().asLongValue());
-        }
-        // Those of the workers and events too: the application's own startup code may schedule before they start.
-        if (config.catchUpLimit() < 1) {
-            throw new IllegalArgumentException(
-                    "quarkus.delayed-jobs.catch-up-limit must be at least 1, was " + config.catchUpLimit());
-        }
-        if (config.observerThreads() < 1) {
-            throw new IllegalArgumentException(
-                    "quarkus.delayed-jobs.observer-threads must be at least 1, was " + config.observerThreads());
-        }
-        QueueSettings.checkConfigured(config);
         this.vertx = vertx;
         long timeoutMs = config.redisTimeout().toMillis();
         this.connection = cluster ? new ClusterConnections(options, vertx, timeoutMs, this::connectionLost)

@@ -3,8 +3,10 @@ package io.quarkiverse.delayedjobs.runtime.worker;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
@@ -28,6 +30,7 @@ import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
+import io.quarkus.runtime.configuration.ConfigurationException;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -50,6 +53,8 @@ public class DelayedJobsEngine {
     private final List<QueueWorker> workers = new ArrayList<>();
     /** The started workers, for the health checks; unlike {@link #workers}, not emptied by a stop, which they show. */
     private volatile List<StartedWorker> started = List.of();
+    /** The schedules of the {@code @Delayed(cron = ...)} methods, read at the start and registered again on news. */
+    private volatile Map<HandlerDefinition, CronSchedule> staticSchedules = Map.of();
     private WakeListener wakeListener;
     private DueTimer dueTimer;
     private long heartbeatTimer = -1;
@@ -73,11 +78,19 @@ public class DelayedJobsEngine {
             LOG.infof("Delayed-jobs workers not started: quarkus.delayed-jobs.enabled=false (producer only)");
             return;
         }
+        // Read before anything is written: a value from the configuration may stop the start.
+        Map<HandlerDefinition, CronSchedule> schedules = new HashMap<>();
+        for (HandlerDefinition handler : registry.handlers()) {
+            if (handler.cron() != null) {
+                schedules.put(handler, staticSchedule(handler));
+            }
+        }
+        staticSchedules = Map.copyOf(schedules);
         List<QueueKeys> queues = new ArrayList<>();
         for (HandlerDefinition handler : registry.handlers()) {
             queues.add(await(store.queue(handler.queue())));
             if (handler.cron() != null) {
-                await(registerSchedule(handler));
+                await(registerSchedule(handler, staticSchedules.get(handler)));
             }
         }
         OccurrencePlanner planner = new OccurrencePlanner(config.catchUpLimit());
@@ -123,21 +136,32 @@ public class DelayedJobsEngine {
         return started;
     }
 
-    /** Every instance registers the static schedules; the script keeps the armed occurrence when nothing changed. */
-    private Future<Void> registerSchedule(HandlerDefinition handler) {
-        CronSchedule schedule;
+    /**
+     * The schedule of a {@code @Delayed(cron = ...)} method. The build checked its literal values; one read from the
+     * configuration is checked here, and a bad one stops the application naming the method and the keys.
+     */
+    private static CronSchedule staticSchedule(HandlerDefinition handler) {
         try {
-            schedule = CronSchedule.ofAnyTime(ConfigExpressions.resolve(handler.cron()),
+            return CronSchedule.ofAnyTime(ConfigExpressions.resolve(handler.cron()),
                     handler.timeZone() == null ? null : ConfigExpressions.resolve(handler.timeZone()),
                     handler.misfire());
         } catch (IllegalArgumentException e) {
-            // Values from config expressions, which the build could not check: say whose and where they came from.
-            throw new IllegalArgumentException("The static schedule of " + handler.method() + " (cron = \""
+            Set<String> keys = new HashSet<>();
+            for (String value : new String[] { handler.cron(), handler.timeZone() }) {
+                String key = ConfigExpressions.key(value);
+                if (key != null) {
+                    keys.add(key);
+                }
+            }
+            throw new ConfigurationException("The static schedule of " + handler.method() + " (cron = \""
                     + handler.cron() + "\"" + (handler.timeZone() == null ? ""
-                            : ", timeZone = \"" + handler.timeZone()
-                                    + "\"")
-                    + "): " + e.getMessage(), e);
+                            : ", timeZone = \"" + handler.timeZone() + "\"")
+                    + "): " + e.getMessage(), keys);
         }
+    }
+
+    /** Every instance registers the static schedules; the script keeps the armed occurrence when nothing changed. */
+    private Future<Void> registerSchedule(HandlerDefinition handler, CronSchedule schedule) {
         if (schedule.next(Instant.now()).isEmpty()) {
             // A schedule limited to a year, deployed after it: nothing to arm, and no reason to refuse to start. A job
             // of an earlier, other definition goes, as a change replaces it: it would go on firing.
@@ -164,7 +188,7 @@ public class DelayedJobsEngine {
         store.recordShardCountsAgain();
         for (HandlerDefinition handler : registry.handlers()) {
             if (handler.cron() != null) {
-                registerSchedule(handler).onFailure(e -> LOG.warnf(e,
+                registerSchedule(handler, staticSchedules.get(handler)).onFailure(e -> LOG.warnf(e,
                         "Could not register the static schedule of %s again after Redis came back", handler.method()));
             }
         }

@@ -1,0 +1,73 @@
+package io.quarkiverse.delayedjobs.runtime.config;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import io.quarkus.runtime.configuration.ConfigurationException;
+import io.quarkus.runtime.configuration.DurationConverter;
+import io.quarkus.runtime.configuration.MemorySize;
+import io.quarkus.runtime.configuration.MemorySizeConverter;
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfig;
+import io.smallrye.config.SmallRyeConfigBuilder;
+
+/**
+ * The refusals name the keys to fix, which dev mode offers to edit. {@code QuarkusUnitTest} copies a startup exception
+ * by its message and cause only, so the keys are checked here, on the mapping Quarkus builds, with its converters.
+ */
+class ConfigCheckTest {
+
+    @Test
+    void theDefaultsPass() {
+        assertDoesNotThrow(() -> ConfigCheck.check(config(Map.of())));
+    }
+
+    @Test
+    void aSettingOutOfItsRangeNamesItsKey() {
+        ConfigurationException e = refused(Map.of("quarkus.delayed-jobs.poll-interval", "0s"));
+        assertEquals("quarkus.delayed-jobs.poll-interval must be at least 1ms, was PT0S", e.getMessage());
+        assertEquals(Set.of("quarkus.delayed-jobs.poll-interval"), e.getConfigKeys());
+    }
+
+    @Test
+    void aQueueOverrideOutOfItsRangeNamesTheQueuesKey() {
+        ConfigurationException e = refused(Map.of("quarkus.delayed-jobs.queues.\"billing\".batch-size", "0"));
+        assertEquals("quarkus.delayed-jobs.queues.\"billing\".batch-size must be at least 1, was 0", e.getMessage());
+        assertEquals(Set.of("quarkus.delayed-jobs.queues.\"billing\".batch-size"), e.getConfigKeys());
+    }
+
+    @Test
+    void aRuleOfTwoSettingsNamesBoth() {
+        ConfigurationException e = refused(Map.of("quarkus.delayed-jobs.backoff.initial", "2h"));
+        assertEquals(Set.of("quarkus.delayed-jobs.backoff.initial", "quarkus.delayed-jobs.backoff.max"),
+                e.getConfigKeys());
+    }
+
+    @Test
+    void anOverrideUnderANameNoQueueCanHaveNamesIt() {
+        ConfigurationException e = refused(Map.of("quarkus.delayed-jobs.queues.\"help email\".lease", "1m"));
+        assertEquals(Set.of("quarkus.delayed-jobs.queues.\"help email\""), e.getConfigKeys());
+    }
+
+    private static ConfigurationException refused(Map<String, String> properties) {
+        DelayedJobsRuntimeConfig config = config(properties);
+        return assertThrows(ConfigurationException.class, () -> ConfigCheck.check(config));
+    }
+
+    private static DelayedJobsRuntimeConfig config(Map<String, String> properties) {
+        SmallRyeConfig config = new SmallRyeConfigBuilder()
+                .withConverter(Duration.class, 200, new DurationConverter())
+                .withConverter(MemorySize.class, 200, new MemorySizeConverter())
+                .withMapping(DelayedJobsRuntimeConfig.class)
+                .withSources(new PropertiesConfigSource(properties, "test", 100))
+                .build();
+        return config.getConfigMapping(DelayedJobsRuntimeConfig.class);
+    }
+}
