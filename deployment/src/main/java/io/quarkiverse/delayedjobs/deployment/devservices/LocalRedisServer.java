@@ -44,6 +44,8 @@ final class LocalRedisServer implements Startable {
     private final boolean cluster;
     private Path dir;
     private Process process;
+    /** Stops the server when this JVM ends without its shutdown hook (a {@code kill -9}); null where no /bin/sh is. */
+    private Process watchdog;
     private int port;
     private Thread shutdownHook;
     /** Set once the server is stopped, or the JVM stops: no server is started after that. */
@@ -105,8 +107,10 @@ final class LocalRedisServer implements Startable {
                 // The shutdown hook ran before this start: a server started now would outlive the JVM.
                 throw new IllegalStateException("Stopped before " + executable + " started");
             }
+            stopWatchdog();
             process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
                     .redirectOutput(log.toFile()).start();
+            watchdog = watchdog(process.pid(), dir);
         }
         long deadline = System.currentTimeMillis() + STARTUP_TIMEOUT_MS;
         awaitUntil(() -> answersPing() && isOurs(), deadline, log);
@@ -118,6 +122,31 @@ final class LocalRedisServer implements Startable {
         }
         if (cluster) {
             awaitUntil(this::servesEverySlot, deadline, log);
+        }
+    }
+
+    /**
+     * A shell that reads its input, a pipe only this JVM holds open, until the end: the JVM's end, however it ends,
+     * closes the pipe, and the shell then stops the server and removes its directory. {@code read} is a built-in, so a
+     * normal stop that kills the shell leaves no child of it behind.
+     */
+    private static Process watchdog(long pid, Path dir) throws IOException {
+        Path shell = Path.of("/bin/sh");
+        if (!Files.isExecutable(shell)) {
+            return null;
+        }
+        String script = "while read -r line; do :; done; kill " + pid + " 2>/dev/null;"
+                + " n=0; while kill -0 " + pid + " 2>/dev/null && [ $n -lt 50 ]; do sleep 0.1; n=$((n+1)); done;"
+                + " rm -rf \"$0\"";
+        return new ProcessBuilder(shell.toString(), "-c", script, dir.toString())
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    }
+
+    /** Before each launch and at a stop: a watchdog left behind would kill whatever process later has its pid. */
+    private void stopWatchdog() {
+        if (watchdog != null) {
+            watchdog.destroyForcibly();
+            watchdog = null;
         }
     }
 
@@ -255,6 +284,11 @@ final class LocalRedisServer implements Startable {
         return port;
     }
 
+    /** The server's directory, removed when it stops. */
+    Path dir() {
+        return dir;
+    }
+
     String url() {
         return "redis://127.0.0.1:" + port;
     }
@@ -284,6 +318,7 @@ final class LocalRedisServer implements Startable {
 
     private synchronized void stopProcess() {
         stopped = true;
+        stopWatchdog();
         if (process == null) {
             return;
         }
