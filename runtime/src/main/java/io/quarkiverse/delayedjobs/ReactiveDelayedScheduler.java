@@ -80,18 +80,19 @@ public interface ReactiveDelayedScheduler {
     Uni<Boolean> cancel(String queue, String id);
 
     /**
-     * Moves the due time of a pending job, or of one a worker claimed ahead of its due time and has not started (it
-     * is handed back, pending at the new time).
+     * Moves the due time of a pending job, or of one a worker claimed ahead of its due time and holds, due 50 ms or
+     * more later by the Redis clock (it is handed back, pending at the new time). A held job due sooner is left to
+     * start at its time: the worker might hear of the move only after it started it.
      *
-     * @return whether such a job had that id; jobs that run, and dead ones, are not moved
+     * @return whether such a job had that id; jobs that run, held jobs due sooner, and dead ones, are not moved
      */
     Uni<Boolean> reschedule(String queue, String id, Instant dueAt);
 
     /**
-     * Moves the due time of a pending job, or of one claimed ahead and not started, to {@code delay} from now by the
-     * Redis server's clock.
+     * Moves the due time of a pending job, or of one claimed ahead and held (due 50 ms or more later), to
+     * {@code delay} from now by the Redis server's clock.
      *
-     * @return whether such a job had that id; jobs that run, and dead ones, are not moved
+     * @return whether such a job had that id; jobs that run, held jobs due sooner, and dead ones, are not moved
      */
     Uni<Boolean> reschedule(String queue, String id, Duration delay);
 

@@ -2,6 +2,7 @@ package io.quarkiverse.delayedjobs.test;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -32,7 +33,8 @@ import io.quarkus.test.QuarkusUnitTest;
 
 /**
  * With {@code claim-ahead}, jobs due one by one are claimed a stretch of time at once and each starts at its due
- * time, never before; a job that a producer cancels, moves or replaces while its worker holds it does not start.
+ * time, never before; a job that a producer cancels, moves or replaces while its worker holds it does not start, and
+ * one held too close to its due time to be stopped is not moved.
  */
 public class ClaimAheadOfDueTest {
 
@@ -150,6 +152,21 @@ public class ClaimAheadOfDueTest {
         assertEquals(1, starts.size(), "starts of the moved job: " + starts);
         assertEquals(newDue.toEpochMilli(), starts.get(0).dueAt().toEpochMilli());
         assertTrue(!starts.get(0).startedAt().isBefore(newDue), "started at " + starts.get(0).startedAt());
+    }
+
+    @Test
+    void aHeldJobIsNotMovedSoCloseToItsDueTimeThatItCouldStartFirst() {
+        scheduleHeld("too-late", "x");
+        Instant due = scheduler.find("held", "too-late").orElseThrow().dueAt();
+        // This host's clock is also Redis's: 30 ms before the due time, within the margin of 50.
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(1))
+                .until(() -> !Instant.now().isBefore(due.minusMillis(30)));
+        assertFalse(scheduler.reschedule("held", "too-late", due.plusSeconds(1)), "moved 30 ms before its due time");
+        scheduler.schedule("held", "after-too-late", "x", due.plusMillis(1500));
+        await().atMost(Duration.ofSeconds(10)).until(() -> Held.starts.containsKey("after-too-late"));
+        List<Start> starts = Held.starts.get("too-late");
+        assertEquals(1, starts.size(), "starts of the job: " + starts);
+        assertEquals(due, starts.get(0).dueAt());
     }
 
     @Test

@@ -1,9 +1,10 @@
--- Moves the due time of a pending job, or of one its worker claimed ahead of its due time and holds until then: that
--- claim is revoked (see common.lua). Jobs whose handler may have started, and dead ones, are not moved.
+-- Moves the due time of a pending job, or of one its worker claimed ahead of its due time and holds until then, due
+-- REVOKE_MARGIN_MS or more from now: that claim is revoked (see common.lua). Jobs whose handler may have started, or
+-- may start before the revocation reaches it, and dead ones, are not moved.
 -- KEYS: the nine keys of the job's shard (see common.lua)
 -- ARGV: 1 job id, 2 due time in ms since the epoch ('at') or delay in ms ('in'), 3 'at' | 'in',
 --       4 wake channel, 5 shard index
--- Returns 1 when the job was moved, 0 when no pending or held job had that id.
+-- Returns 1 when the job was moved, 0 when no pending job, or held job that far from its due time, had that id.
 local id = ARGV[1]
 if #ARGV[2] > 15 or not string.match(ARGV[2], '^%d+$') or (ARGV[3] ~= 'at' and ARGV[3] ~= 'in') then
   return redis.error_reply(BAD_DUE)
