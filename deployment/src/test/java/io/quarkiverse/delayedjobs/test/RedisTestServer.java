@@ -1,6 +1,7 @@
 package io.quarkiverse.delayedjobs.test;
 
 import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -319,6 +320,15 @@ public final class RedisTestServer {
      * connection.
      */
     public static String command(String url, String... args) {
+        byte[][] bytes = new byte[args.length][];
+        for (int i = 0; i < args.length; i++) {
+            bytes[i] = args[i].getBytes(StandardCharsets.UTF_8);
+        }
+        return command(url, bytes);
+    }
+
+    /** As {@link #command(String, String...)}, with arguments of any bytes (text that is not UTF-8, say). */
+    public static String command(String url, byte[]... args) {
         int port = Integer.parseInt(url.substring(url.lastIndexOf(':') + 1));
         try (Socket socket = new Socket("127.0.0.1", port)) {
             // A frozen server answers nothing: a test that asks one fails rather than hangs.
@@ -345,13 +355,15 @@ public final class RedisTestServer {
         }
     }
 
-    private static byte[] request(String... args) {
-        StringBuilder request = new StringBuilder("*" + args.length + "\r\n");
-        for (String arg : args) {
-            request.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(arg)
-                    .append("\r\n");
+    private static byte[] request(byte[]... args) {
+        ByteArrayOutputStream request = new ByteArrayOutputStream();
+        request.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        for (byte[] arg : args) {
+            request.writeBytes(("$" + arg.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            request.writeBytes(arg);
+            request.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
         }
-        return request.toString().getBytes(StandardCharsets.UTF_8);
+        return request.toByteArray();
     }
 
     private void stop() {

@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -33,8 +35,8 @@ import io.quarkus.test.QuarkusUnitTest;
 /**
  * What the scripts refuse or ignore whoever calls them (the Java engine never sends such calls; producers in other
  * languages may): more than a call may carry for a shard, due times past 9999, the empty token of a dead letter, an
- * acknowledgement given twice, arguments that are not numbers where numbers belong. Each leaves what is stored as it
- * was.
+ * acknowledgement given twice, arguments that are not numbers where numbers belong, arguments or keys missing, ids
+ * that are blank or not UTF-8. Each leaves what is stored as it was.
  */
 public class ScriptGuardsTest {
 
@@ -272,6 +274,69 @@ public class ScriptGuardsTest {
             assertEquals(Optional.of(JobInfo.State.PENDING), scheduler.find(queue, id).map(JobInfo::state), id);
         }
         assertEquals(0, scheduler.stats(queue).running());
+    }
+
+    @Test
+    void aCallOfOneJobWithoutAllItsKeysAndArgumentsIsRefusedBeforeItWrites() {
+        String queue = "missing-arguments";
+        QueueKeys keys = keysOf(queue);
+        scheduler.schedule(queue, "kept", "p", Duration.ofHours(1));
+        Instant due = scheduler.find(queue, "kept").orElseThrow().dueAt();
+        int shard = keys.shardOf("kept");
+        // Without the wake channel and shard: before, the job was moved, then the script failed on the wake-up.
+        assertRefused("ERR reschedule takes the nine keys of a shard and 5 arguments, was given 9 and 3",
+                () -> eval(Script.RESCHEDULE, keys, shard, List.of("kept", "60000", "in")));
+        assertRefused("ERR cancel takes the nine keys of a shard and 3 arguments, was given 9 and 1",
+                () -> eval(Script.CANCEL, keys, shard, List.of("kept")));
+        List<String> eightKeys = new ArrayList<>(List.of(Script.CANCEL.text(), "8"));
+        eightKeys.addAll(keys.shard(shard).subList(0, 8));
+        eightKeys.addAll(List.of("kept", keys.wakeChannel(), "" + shard));
+        assertRefused("ERR cancel takes the nine keys of a shard and 3 arguments, was given 8 and 3",
+                () -> redis.execute("EVAL", eightKeys.toArray(String[]::new)));
+        assertRefused("ERR find takes the nine keys of a shard and 1 arguments, was given 9 and 0",
+                () -> eval(Script.FIND, keys, shard, List.of()));
+        assertEquals(Optional.of(due), scheduler.find(queue, "kept").map(JobInfo::dueAt));
+    }
+
+    @Test
+    void idsThatAreBlankOrNotUtf8AreRefusedBeforeAnythingIsWritten() {
+        String queue = "odd-ids";
+        QueueKeys keys = keysOf(queue);
+        String wake = keys.wakeChannel();
+        assertRefused("ERR id must not be blank",
+                () -> eval(Script.SCHEDULE, keys, 0, concat(List.of(wake, "0"), job(" \t", "0", "in"))));
+        assertRefused("ERR id must not be blank", () -> eval(Script.RECURRING, keys, 0,
+                List.of(" ", "null", "SKIP|UTC|0 3 * * *", "1798794000000", wake, "0")));
+        // Java could not give such an id back byte for byte: its job would run but never be acknowledged.
+        byte[][] notUtf8 = { { 'c', 'a', 'f', (byte) 0xE9 }, // Latin-1
+                { 'a', (byte) 0xC0, (byte) 0xAF }, // an overlong '/'
+                { (byte) 0xED, (byte) 0xA0, (byte) 0x80 }, // a surrogate
+                { (byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80 }, // past U+10FFFF
+                { 'x', (byte) 0xE2, (byte) 0x82 }, // cut short
+                { 'x', (byte) 0xFF } }; // the byte that joins a claim's ids
+        for (byte[] id : notUtf8) {
+            List<byte[]> args = new ArrayList<>();
+            for (String arg : List.of("EVAL", Script.SCHEDULE.text(), "9")) {
+                args.add(arg.getBytes(StandardCharsets.UTF_8));
+            }
+            for (String key : keys.shard(0)) {
+                args.add(key.getBytes(StandardCharsets.UTF_8));
+            }
+            args.add(wake.getBytes(StandardCharsets.UTF_8));
+            args.add("0".getBytes(StandardCharsets.UTF_8));
+            args.add(id);
+            for (String arg : List.of("\"p\"", "0", "in", "KEEP", "")) {
+                args.add(arg.getBytes(StandardCharsets.UTF_8));
+            }
+            assertEquals("-ERR id must be UTF-8", RedisTestServer.command(RedisTestServer.sharedUrl(),
+                    args.toArray(byte[][]::new)), HexFormat.of().formatHex(id));
+        }
+        assertEquals(0, scheduler.stats(queue).pending());
+        // Text of every length in UTF-8 is stored: 2, 3 and 4 bytes, U+10FFFF the last.
+        String text = "caf\u00e9 \u20ac \uD83D\uDE00 \uDBFF\uDFFF";
+        eval(Script.SCHEDULE, keys, keys.shardOf(text), concat(List.of(wake, "" + keys.shardOf(text)),
+                job(text, "60000", "in")));
+        assertEquals(Optional.of(JobInfo.State.PENDING), scheduler.find(queue, text).map(JobInfo::state));
     }
 
     QueueKeys keysOf(String queue) {

@@ -25,7 +25,7 @@ import io.quarkus.test.QuarkusUnitTest;
  * and records nothing in Redis: a mistyped name in the Dev UI, or a queue that a later deployment configures with
  * another shard count, is not pinned to this instance's count. Jobs are still looked for when no count is recorded
  * (Redis lost it after they were written). A queue whose count is recorded is read as before, and one recorded with
- * another count is refused as a schedule would be.
+ * another count, or with something that is no count, is refused as a schedule would be.
  */
 public class UnusedQueueTest {
 
@@ -33,6 +33,7 @@ public class UnusedQueueTest {
 
     static {
         assertEquals("+OK", RedisTestServer.command(URL, "SET", "unused:{other-count}:shards", "4"));
+        assertEquals("+OK", RedisTestServer.command(URL, "SET", "unused:{no-count}:shards", "8 "));
     }
 
     @RegisterExtension
@@ -90,5 +91,14 @@ public class UnusedQueueTest {
                 () -> scheduler.find("other-count", "job-1"));
         assertTrue(e.getMessage().contains("Queue 'other-count' has 4 shards recorded in Redis"), e.getMessage());
         assertEquals("4", RedisTestServer.command(URL, "GET", "unused:{other-count}:shards"));
+    }
+
+    @Test
+    void aQueueWhoseRecordIsNoCountIsRefusedWithTheKeyToFix() {
+        // Written by hand or by a producer in another language: not read as a number, nor as 8.
+        DelayedJobsException e = assertThrows(DelayedJobsException.class, () -> scheduler.find("no-count", "job-1"));
+        assertEquals("Queue 'no-count' has '8 ' recorded in Redis as its shard count (key unused:{no-count}:shards),"
+                + " which is no whole number from 1 to 1024: set that key to the count the queue's jobs were stored"
+                + " with (quarkus.delayed-jobs.queues.\"no-count\".shards, 8 here)", e.getMessage());
     }
 }

@@ -263,11 +263,23 @@ public class JobStore implements AutoCloseable {
 
     /** The keys, when the shard count recorded in Redis (null when none was) is the one of this instance. */
     private static QueueKeys agreeing(String queue, QueueKeys keys, Response recorded) {
-        if (recorded != null && recorded.toInteger() != keys.shards()) {
-            throw new DelayedJobsException("Queue '" + queue + "' has " + recorded.toInteger()
-                    + " shards recorded in Redis (key " + keys.shardCountKey() + ") but this instance is configured"
-                    + " with " + keys.shards() + ": set quarkus.delayed-jobs.queues.\"" + queue + "\".shards="
-                    + recorded.toInteger() + " (the shard count cannot change while the queue has jobs)");
+        if (recorded == null) {
+            return keys;
+        }
+        // Written by hand or by a producer in another language, it may be anything.
+        String text = recorded.toString();
+        int shards = text.matches("[1-9][0-9]{0,3}") ? Integer.parseInt(text) : -1;
+        if (shards < 1 || shards > 1024) {
+            throw new DelayedJobsException("Queue '" + queue + "' has '" + text + "' recorded in Redis as its shard"
+                    + " count (key " + keys.shardCountKey() + "), which is no whole number from 1 to 1024: set that"
+                    + " key to the count the queue's jobs were stored with (quarkus.delayed-jobs.queues.\"" + queue
+                    + "\".shards, " + keys.shards() + " here)");
+        }
+        if (shards != keys.shards()) {
+            throw new DelayedJobsException("Queue '" + queue + "' has " + shards + " shards recorded in Redis (key "
+                    + keys.shardCountKey() + ") but this instance is configured with " + keys.shards()
+                    + ": set quarkus.delayed-jobs.queues.\"" + queue + "\".shards=" + shards
+                    + " (the shard count cannot change while the queue has jobs)");
         }
         return keys;
     }

@@ -3,6 +3,10 @@
 -- KEYS: the nine keys of the job's shard (see common.lua)
 -- ARGV: 1 job id, 2 wake channel, 3 shard index
 -- Returns 1 when a job was removed, 0 when no job had that id.
+local bad = badCall('cancel', 3)
+if bad then
+  return redis.error_reply(bad)
+end
 local id = ARGV[1]
 if not dropEnvelope(id, ARGV[2], ARGV[3]) then
   local member = findPending(id)

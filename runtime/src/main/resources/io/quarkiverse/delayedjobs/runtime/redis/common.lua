@@ -77,6 +77,66 @@ local function serverNow()
   return tonumber(t[1]) * 1000 + math.floor(micros / 1000), micros % 1000
 end
 
+-- Whether 's' is UTF-8: each sequence of the length its lead byte says, no overlong form, no surrogate, nothing past
+-- U+10FFFF.
+local function isUtf8(s)
+  local i, n = 1, #s
+  while i <= n do
+    local c = string.byte(s, i)
+    if c < 128 then
+      i = i + 1
+    elseif c >= 194 and c <= 223 then
+      local c2 = string.byte(s, i + 1)
+      if not c2 or c2 < 128 or c2 > 191 then
+        return false
+      end
+      i = i + 2
+    elseif c >= 224 and c <= 239 then
+      local c2, c3 = string.byte(s, i + 1, i + 2)
+      if not c3 or c2 < 128 or c2 > 191 or c3 < 128 or c3 > 191 or (c == 224 and c2 < 160) or (c == 237 and c2 > 159) then
+        return false
+      end
+      i = i + 3
+    elseif c >= 240 and c <= 244 then
+      local c2, c3, c4 = string.byte(s, i + 1, i + 3)
+      if not c4 or c2 < 128 or c2 > 191 or c3 < 128 or c3 > 191 or c4 < 128 or c4 > 191 or (c == 240 and c2 < 144)
+          or (c == 244 and c2 > 143) then
+        return false
+      end
+      i = i + 4
+    else
+      return false
+    end
+  end
+  return true
+end
+
+-- Why a job cannot have the id 'id', or nil. Java reads ids as UTF-8 text and refuses blank ones: a job whose id it
+-- could not give back byte for byte would never be acknowledged, and one with a blank id could not be found or
+-- cancelled from Java. UTF-8 also keeps out the byte 0xFF that joins a claim's ids.
+local function badId(id)
+  if #id == 0 or #id > 512 then
+    return 'ERR id must be 1 to 512 bytes'
+  end
+  if not string.find(id, '%S') then
+    return 'ERR id must not be blank'
+  end
+  if string.find(id, '[\128-\255]') and not isUtf8(id) then
+    return 'ERR id must be UTF-8'
+  end
+  return nil
+end
+
+-- Why a call of a script of one job, 'name' of 'arguments' ARGV, is malformed, or nil. Checked before anything is
+-- read or written: a script stops at its first error and keeps what it wrote before.
+local function badCall(name, arguments)
+  if #KEYS ~= 9 or #ARGV ~= arguments then
+    return 'ERR ' .. name .. ' takes the nine keys of a shard and ' .. arguments .. ' arguments, was given ' .. #KEYS
+        .. ' and ' .. #ARGV
+  end
+  return nil
+end
+
 local function bucketOf(id)
   return tonumber(string.sub(redis.sha1hex(id), 1, 4), 16) % BUCKETS
 end

@@ -5,6 +5,10 @@
 -- PENDING, RUNNING or DEAD and score is when a pending job runs next (a retry's time), the lease end of a running one,
 -- the time a dead one died (ms). A pending job's envelope is built from its member, with an empty token. A running job
 -- is one with an envelope that is not a dead letter; the lease is its claim's.
+local bad = badCall('find', 1)
+if bad then
+  return redis.error_reply(bad)
+end
 local id = ARGV[1]
 local state, env, score = nil, redis.call('HGET', shardKeys[3], id), nil
 if env then

@@ -6,9 +6,14 @@
 --       then removed and nothing is armed, 5 wake channel, 6 shard index
 -- Returns {result, due}: result is CREATED, REPLACED or KEPT; due is the occurrence the job is armed at (ms) (the due
 -- time of a kept dead letter); or {ENDED, -1} when a schedule with no occurrence left arms nothing.
+local bad = badCall('recurring', 6)
+if bad then
+  return redis.error_reply(bad)
+end
 local id = ARGV[1]
-if #id == 0 or #id > 512 then
-  return redis.error_reply('ERR id must be 1 to 512 bytes')
+bad = badId(id)
+if bad then
+  return redis.error_reply(bad)
 end
 if ARGV[4] ~= '' and (#ARGV[4] > 15 or not string.match(ARGV[4], '^%d+$') or ARGV[4] + 0 > LATEST_DUE) then
   return redis.error_reply(

@@ -2,6 +2,10 @@
 -- KEYS: the nine keys of the job's shard (see common.lua)
 -- ARGV: 1 job id, 2 wake channel, 3 shard index
 -- Returns 1 when a dead letter was requeued, 0 when no dead letter had that id.
+local bad = badCall('requeue', 3)
+if bad then
+  return redis.error_reply(bad)
+end
 local id = ARGV[1]
 if redis.call('ZREM', shardKeys[4], id) == 0 then
   return 0

@@ -5,6 +5,10 @@
 -- ARGV: 1 job id, 2 due time in ms since the epoch ('at') or delay in ms ('in'), 3 'at' | 'in',
 --       4 wake channel, 5 shard index
 -- Returns 1 when the job was moved, 0 when no pending job, or held job that far from its due time, had that id.
+local bad = badCall('reschedule', 5)
+if bad then
+  return redis.error_reply(bad)
+end
 local id = ARGV[1]
 if #ARGV[2] > 15 or not string.match(ARGV[2], '^%d+$') or (ARGV[3] ~= 'at' and ARGV[3] ~= 'in') then
   return redis.error_reply(BAD_DUE)

@@ -53,8 +53,9 @@ local dues, buckets = {}, {}
 local now, nowMicros = serverNow()
 for p = 1, #parts, 3 do
   for i = parts[p + 1], parts[p + 2], 6 do
-    if #ARGV[i] == 0 or #ARGV[i] > 512 then
-      return redis.error_reply('ERR id must be 1 to 512 bytes')
+    local bad = badId(ARGV[i])
+    if bad then
+      return redis.error_reply(bad)
     end
     local text, kind = ARGV[i + 2], ARGV[i + 3]
     if #text > 15 or not string.match(text, '^%d+$') or (kind ~= 'at' and kind ~= 'in') then
