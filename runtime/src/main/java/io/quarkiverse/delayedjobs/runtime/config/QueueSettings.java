@@ -69,25 +69,27 @@ public record QueueSettings(int shards, Duration lease, int batchSize, int concu
     /** {@code where}: the prefix of the keys checked, the queue's overrides or the defaults. */
     private void check(String where) {
         if (shards < 1 || shards > 1024) {
-            throw refused(where + "shards", "must be between 1 and 1024, was " + shards);
+            throw ConfigCheck.refused(where + "shards", "must be between 1 and 1024, was " + shards);
         }
         if (lease.toMillis() < 1000 || lease.compareTo(MAX_LEASE) > 0) {
-            throw refused(where + "lease", "must be between 1s and 1d, was " + lease);
+            throw ConfigCheck.refused(where + "lease", "must be between 1s and 1d, was " + lease);
         }
         atLeastOne(where + "batch-size", batchSize);
         atLeastOne(where + "concurrency", concurrency);
         if (concurrency > MAX_CONCURRENCY) {
-            throw refused(where + "concurrency", "must be at most " + MAX_CONCURRENCY + ", was " + concurrency);
+            throw ConfigCheck.refused(where + "concurrency", "must be at most " + MAX_CONCURRENCY + ", was " + concurrency);
         }
         atLeastOne(where + "max-attempts", maxAttempts);
         if (batchSize > JobStore.MOST_PER_SHARD) {
-            throw refused(where + "batch-size", "must be at most " + JobStore.MOST_PER_SHARD + ", was " + batchSize);
+            throw ConfigCheck.refused(where + "batch-size",
+                    "must be at most " + JobStore.MOST_PER_SHARD + ", was " + batchSize);
         }
         if (claimAhead.isNegative() || claimAhead.compareTo(MAX_CLAIM_AHEAD) > 0) {
-            throw refused(where + "claim-ahead", "must be between 0 and " + MAX_CLAIM_AHEAD + ", was " + claimAhead);
+            throw ConfigCheck.refused(where + "claim-ahead",
+                    "must be between 0 and " + MAX_CLAIM_AHEAD + ", was " + claimAhead);
         }
         if (scheduleLinger.isNegative() || scheduleLinger.compareTo(MAX_SCHEDULE_LINGER) > 0) {
-            throw refused(where + "schedule-linger",
+            throw ConfigCheck.refused(where + "schedule-linger",
                     "must be between 0 and " + MAX_SCHEDULE_LINGER + ", was " + scheduleLinger);
         }
         if (backoffInitial.isNegative() || backoffMax.compareTo(backoffInitial) < 0) {
@@ -99,11 +101,7 @@ public record QueueSettings(int shards, Duration lease, int batchSize, int concu
 
     private static void atLeastOne(String key, int value) {
         if (value < 1) {
-            throw refused(key, "must be at least 1, was " + value);
+            throw ConfigCheck.refused(key, "must be at least 1, was " + value);
         }
-    }
-
-    private static ConfigurationException refused(String key, String rule) {
-        return new ConfigurationException(key + " " + rule, Set.of(key));
     }
 }
