@@ -7,6 +7,8 @@ import java.util.function.Supplier;
 
 import jakarta.enterprise.invoke.Invoker;
 
+import org.eclipse.microprofile.config.ConfigProvider;
+
 import io.quarkiverse.delayedjobs.MisfirePolicy;
 import io.quarkiverse.delayedjobs.runtime.config.ConfigCheck;
 import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
@@ -17,6 +19,7 @@ import io.quarkus.redis.client.RedisClientName;
 import io.quarkus.redis.runtime.client.config.RedisConfig;
 import io.quarkus.runtime.RuntimeValue;
 import io.quarkus.runtime.annotations.Recorder;
+import io.smallrye.config.SmallRyeConfig;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Redis;
 
@@ -31,6 +34,8 @@ public class DelayedJobsRecorder {
 
     /** Stops the application at startup on a setting out of its range, before the engine's beans exist. */
     public void checkConfig() {
+        SmallRyeConfig all = ConfigProvider.getConfig().unwrap(SmallRyeConfig.class);
+        ConfigCheck.checkQueueSpellings(all.getPropertyNames(), all.getProfiles());
         ConfigCheck.check(config.getValue());
     }
 

@@ -1,5 +1,8 @@
 package io.quarkiverse.delayedjobs.runtime.config;
 
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import io.quarkus.runtime.configuration.ConfigurationException;
@@ -47,6 +50,52 @@ public final class ConfigCheck {
             throw refused(PREFIX + "observer-threads", "must be at least 1, was " + config.observerThreads());
         }
         QueueSettings.checkConfigured(config);
+    }
+
+    /**
+     * Refuses the overrides of a queue spelled both with its name in quotes and without: SmallRye Config then reads the
+     * keys of one spelling only, and drops the others without a word. SmallRye lists an environment variable such as
+     * {@code QUARKUS_DELAYED_JOBS_QUEUES__REPORTS__LEASE} under its quoted spelling, {@code queues."reports".lease}.
+     * {@code names}: the configuration's property names; {@code profiles}: the active profiles, whose names count.
+     */
+    public static void checkQueueSpellings(Iterable<String> names, List<String> profiles) {
+        Map<String, String> quoted = new HashMap<>();
+        Map<String, String> unquoted = new HashMap<>();
+        for (String name : names) {
+            String key = name;
+            if (key.startsWith("%")) {
+                int dot = key.indexOf('.');
+                if (dot < 0 || !profiles.contains(key.substring(1, dot))) {
+                    continue;
+                }
+                key = key.substring(dot + 1);
+            }
+            if (key.startsWith(PREFIX + "queues.\"")) {
+                String rest = key.substring(PREFIX.length() + "queues.\"".length());
+                int end = rest.indexOf('"');
+                if (end > 0) {
+                    quoted.putIfAbsent(rest.substring(0, end), name);
+                }
+            } else if (key.startsWith(PREFIX + "queues.")) {
+                String rest = key.substring(PREFIX.length() + "queues.".length());
+                int end = rest.indexOf('.');
+                if (end > 0) {
+                    unquoted.putIfAbsent(rest.substring(0, end), name);
+                }
+            }
+        }
+        for (Map.Entry<String, String> entry : unquoted.entrySet()) {
+            String queue = entry.getKey();
+            String other = quoted.get(queue);
+            if (other != null) {
+                throw new ConfigurationException("The settings of queue '" + queue + "' are spelled with its name in"
+                        + " quotes (" + other + ") and without (" + entry.getValue() + "): SmallRye Config would read"
+                        + " one spelling only and ignore the other settings. Quote the name in every key"
+                        + " (quarkus.delayed-jobs.queues.\"" + queue + "\".<setting>), as environment variables"
+                        + " QUARKUS_DELAYED_JOBS_QUEUES__<QUEUE>__<SETTING> spell it too",
+                        Set.of(entry.getValue(), other));
+            }
+        }
     }
 
     /** The refusal of the setting {@code key} (its whole name), which breaks {@code rule}. */

@@ -113,8 +113,9 @@ public interface DelayedJobsRuntimeConfig {
     interface DeadLetterConfig {
 
         /**
-         * The most dead letters kept per queue. Each shard keeps its share, {@code max-size / shards} (at least one);
-         * when a job dies, the oldest dead letters of its shard beyond that share are removed, a hundred at most (once
+         * About the most dead letters kept per queue: each shard keeps {@code max-size / shards} (rounded down) and at
+         * least one, so a size below the shard count still keeps one per shard; when a job dies, the oldest dead letters of its
+         * shard beyond that share are removed, a hundred at most (once
          * lowered, the excess goes over the next deaths). At least 1.
          */
         @WithDefault("10000")

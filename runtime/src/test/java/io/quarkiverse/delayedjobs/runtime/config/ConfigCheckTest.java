@@ -3,8 +3,10 @@ package io.quarkiverse.delayedjobs.runtime.config;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -54,6 +56,31 @@ class ConfigCheckTest {
     void anOverrideUnderANameNoQueueCanHaveNamesIt() {
         ConfigurationException e = refused(Map.of("quarkus.delayed-jobs.queues.\"help email\".lease", "1m"));
         assertEquals(Set.of("quarkus.delayed-jobs.queues.\"help email\""), e.getConfigKeys());
+    }
+
+    @Test
+    void aQueueSpelledWithAndWithoutQuotesIsRefusedNamingBothKeys() {
+        String unquoted = "quarkus.delayed-jobs.queues.reports.concurrency";
+        // How SmallRye lists the environment variable QUARKUS_DELAYED_JOBS_QUEUES__REPORTS__LEASE.
+        String quoted = "quarkus.delayed-jobs.queues.\"reports\".lease";
+        ConfigurationException e = assertThrows(ConfigurationException.class,
+                () -> ConfigCheck.checkQueueSpellings(List.of("quarkus.redis.hosts", unquoted, quoted), List.of()));
+        assertEquals(Set.of(unquoted, quoted), e.getConfigKeys());
+        assertTrue(e.getMessage().startsWith("The settings of queue 'reports' are spelled with its name in quotes ("
+                + quoted + ") and without (" + unquoted + ")"), e.getMessage());
+        // Those of a profile count when it is active.
+        assertThrows(ConfigurationException.class, () -> ConfigCheck.checkQueueSpellings(
+                List.of("%prod." + unquoted, "%prod." + quoted), List.of("prod")));
+    }
+
+    @Test
+    void oneSpellingPerQueuePasses() {
+        assertDoesNotThrow(() -> ConfigCheck.checkQueueSpellings(List.of(
+                "quarkus.delayed-jobs.queues.\"reports\".concurrency", "quarkus.delayed-jobs.queues.\"reports\".lease",
+                "quarkus.delayed-jobs.queues.billing.lease", "quarkus.delayed-jobs.queues.billing.concurrency",
+                "quarkus.delayed-jobs.queues.\"help-email\".lease", "quarkus.delayed-jobs.queues.help_email.lease",
+                "%dev.quarkus.delayed-jobs.queues.audit.lease", "%prod.quarkus.delayed-jobs.queues.\"audit\".lease"),
+                List.of("prod")));
     }
 
     private static ConfigurationException refused(Map<String, String> properties) {
