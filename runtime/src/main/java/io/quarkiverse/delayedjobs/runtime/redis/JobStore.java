@@ -269,19 +269,36 @@ public class JobStore implements AutoCloseable {
         // Written by hand or by a producer in another language, it may be anything.
         String text = recorded.toString();
         int shards = text.matches("[1-9][0-9]{0,3}") ? Integer.parseInt(text) : -1;
+        String setting = "quarkus.delayed-jobs.queues.\"" + queue + "\".shards";
         if (shards < 1 || shards > 1024) {
-            throw new DelayedJobsException("Queue '" + queue + "' has '" + text + "' recorded in Redis as its shard"
+            throw new ShardCountMismatch("Queue '" + queue + "' has '" + text + "' recorded in Redis as its shard"
                     + " count (key " + keys.shardCountKey() + "), which is no whole number from 1 to 1024: set that"
-                    + " key to the count the queue's jobs were stored with (quarkus.delayed-jobs.queues.\"" + queue
-                    + "\".shards, " + keys.shards() + " here)");
+                    + " key to the count the queue's jobs were stored with (" + setting + ", " + keys.shards()
+                    + " here)", setting);
         }
         if (shards != keys.shards()) {
-            throw new DelayedJobsException("Queue '" + queue + "' has " + shards + " shards recorded in Redis (key "
-                    + keys.shardCountKey() + ") but this instance is configured with " + keys.shards()
-                    + ": set quarkus.delayed-jobs.queues.\"" + queue + "\".shards=" + shards
-                    + " (the shard count cannot change while the queue has jobs)");
+            throw new ShardCountMismatch("Queue '" + queue + "' has " + shards + " shards recorded in Redis (key "
+                    + keys.shardCountKey() + ") but this instance is configured with " + keys.shards() + ": set "
+                    + setting + "=" + shards + " (the shard count cannot change while the queue has jobs)", setting);
         }
         return keys;
+    }
+
+    /** The shard count recorded in Redis for a queue is not this instance's {@code setting}. */
+    public static final class ShardCountMismatch extends DelayedJobsException {
+
+        private static final long serialVersionUID = 1L;
+
+        private final String setting;
+
+        ShardCountMismatch(String message, String setting) {
+            super(message);
+            this.setting = setting;
+        }
+
+        public String setting() {
+            return setting;
+        }
     }
 
     public Future<Response> run(Script script, List<String> keys, List<Object> args) {

@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
@@ -88,7 +89,15 @@ public class DelayedJobsEngine {
         staticSchedules = Map.copyOf(schedules);
         List<QueueKeys> queues = new ArrayList<>();
         for (HandlerDefinition handler : registry.handlers()) {
-            queues.add(await(store.queue(handler.queue())));
+            try {
+                queues.add(await(store.queue(handler.queue())));
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof JobStore.ShardCountMismatch mismatch) {
+                    // A setting that disagrees with Redis: refused as one out of its range is, in a line of its own.
+                    throw new ConfigurationException(mismatch.getMessage(), Set.of(mismatch.setting()));
+                }
+                throw e;
+            }
             if (handler.cron() != null) {
                 await(registerSchedule(handler, staticSchedules.get(handler)));
             }
