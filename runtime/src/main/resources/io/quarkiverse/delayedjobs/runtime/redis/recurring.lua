@@ -11,6 +11,9 @@ if bad then
   return redis.error_reply(bad)
 end
 local id = ARGV[1]
+if #id == 0 or #id > 512 then
+  return redis.error_reply('ERR id must be 1 to 512 bytes')
+end
 bad = badId(id)
 if bad then
   return redis.error_reply(bad)

@@ -5,7 +5,8 @@
 -- ARGV: with one shard: 1 wake channel, 2 shard index, then for each job six values: job id, payload (JSON text), due
 --       time in ms since the epoch ('at') or delay in ms ('in'), 'at' | 'in' (a delay is measured from this server's
 --       clock), KEEP | REPLACE | KEEP_EARLIER | KEEP_LATER, the id's bucket as the producer computed it ('' to compute
---       it here, at the cost of a sha1hex: the costliest step of storing a job).
+--       it here, at the cost of a sha1hex: the costliest step of storing a job; and to have the id checked, see
+--       badId in common.lua).
 --       With several shards: 1 wake channel, then for each shard, in the order of its keys: shard index, the number n
 --       of its jobs, then 6n values as above.
 -- Returns {result, due, result, due, ...}, one pair per job in order: result is CREATED, REPLACED or KEPT; due is the
@@ -53,9 +54,14 @@ local dues, buckets = {}, {}
 local now, nowMicros = serverNow()
 for p = 1, #parts, 3 do
   for i = parts[p + 1], parts[p + 2], 6 do
-    local bad = badId(ARGV[i])
-    if bad then
-      return redis.error_reply(bad)
+    if #ARGV[i] == 0 or #ARGV[i] > 512 then
+      return redis.error_reply('ERR id must be 1 to 512 bytes')
+    end
+    if ARGV[i + 5] == '' then
+      local bad = badId(ARGV[i])
+      if bad then
+        return redis.error_reply(bad)
+      end
     end
     local text, kind = ARGV[i + 2], ARGV[i + 3]
     if #text > 15 or not string.match(text, '^%d+$') or (kind ~= 'at' and kind ~= 'in') then
