@@ -346,9 +346,8 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
             }));
     }
 
-    _find() {
-        const queue = this._findQueue.trim();
-        const id = this._findId;
+    /** Looks a job up: the one the form names, or the one given (the job just requeued, whatever the form says now). */
+    _find(queue = this._findQueue.trim(), id = this._findId) {
         this.jsonRpc.find({ queue: queue, id: id })
             .then(response => {
                 this._found = { queue: queue, id: id, job: response.result ?? null };
@@ -384,7 +383,7 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
                 }
                 if (this._found && this._found.job && this._found.job.id === job.id
                         && this._found.job.queue === job.queue) {
-                    this._find();
+                    this._find(job.queue, job.id);
                 }
                 this._refresh();
             })
@@ -398,7 +397,8 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
     /** A rejected JSON-RPC call carries the server's error; anything else is a failure of the page itself. */
     _message(failure) {
         if (failure && failure.error && failure.error.message) {
-            return failure.error.message;
+            // The rule alone, as the docs quote it: without the JSON-RPC layer's "Method [...] failed: ".
+            return failure.error.message.replace(/^Method \[[^\]]*\] failed: /, '');
         }
         return String(failure);
     }
