@@ -14,6 +14,8 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
+import org.jboss.logging.Logger;
+
 import io.quarkiverse.delayedjobs.DelayedJobsException;
 import io.quarkiverse.delayedjobs.JobInfo;
 import io.quarkiverse.delayedjobs.OnConflict;
@@ -48,6 +50,7 @@ public class JobStore implements AutoCloseable {
     private static final long RECORD_AGAIN_PACE_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** In {@code recordAgain}: a recording is under way. */
     private static final Long RECORDING = Long.MAX_VALUE;
+    private static final Logger LOG = Logger.getLogger(JobStore.class);
     /** How long after a failed script call of a queue each of its calls carries one shard (see shardsAloneUntil). */
     private static final long SHARDS_ALONE_NANOS = TimeUnit.MINUTES.toNanos(1);
 
@@ -172,6 +175,19 @@ public class JobStore implements AutoCloseable {
         queues.keySet().forEach(queue -> recordAgain.putIfAbsent(queue, System.nanoTime()));
     }
 
+    /**
+     * Records again, now, the shard count of each queue in use. The workers claim with the keys they were given at
+     * the start and never ask again: a count deleted by hand is restored this way, and one recorded anew with another
+     * count (by a producer that found none) is found, logged, and fails the queue's calls from then on.
+     */
+    public void recordShardCountsNow() {
+        for (String queue : queues.keySet()) {
+            if (recordAgain.putIfAbsent(queue, RECORDING) == null) {
+                recordAgain(queue);
+            }
+        }
+    }
+
     /** Forgets which queues' shard counts were checked, as an instance that never used them would (tests). */
     public void checkShardCountsAgain() {
         queues.clear();
@@ -196,7 +212,11 @@ public class JobStore implements AutoCloseable {
             try {
                 agreeing(queue, keys, ar.result());
             } catch (DelayedJobsException mismatch) {
-                queues.put(queue, Future.failedFuture(mismatch));
+                Future<QueueKeys> before = queues.put(queue, Future.failedFuture(mismatch));
+                if (before == null || !before.failed()) {
+                    LOG.errorf("%s. This instance's calls on the queue fail from now on; its workers go on claiming"
+                            + " from the shards they started with, and jobs stored in others wait.", mismatch.getMessage());
+                }
             }
         }).mapEmpty();
     }

@@ -117,7 +117,12 @@ public class DelayedJobsEngine {
         }
         wakeListener = new WakeListener(store, vertx, byChannel, this::resubscribed);
         await(wakeListener.start());
-        heartbeatTimer = vertx.setPeriodic(config.pollInterval().toMillis(), id -> wakeListener.checkHeartbeat());
+        heartbeatTimer = vertx.setPeriodic(config.pollInterval().toMillis(), id -> {
+            wakeListener.checkHeartbeat();
+            // One SET per queue in use and poll interval: a count deleted by hand comes back, and one recorded anew
+            // with another count is logged instead of leaving the jobs of the other shards to wait unseen.
+            store.recordShardCountsNow();
+        });
         // What broke the store's connection (a node frozen, a network cut) may have silenced the subscription too,
         // which nothing else would tell before the next heartbeat, a poll interval later.
         store.onConnectionLost(wakeListener::storeConnectionLost);
