@@ -182,7 +182,11 @@ public class JobStore implements AutoCloseable {
      */
     public void recordShardCountsNow() {
         for (String queue : queues.keySet()) {
-            if (recordAgain.putIfAbsent(queue, RECORDING) == null) {
+            // Unless under way, or paced after a failure (on a cluster) and not due yet.
+            Long from = recordAgain.get(queue);
+            if (from == null ? recordAgain.putIfAbsent(queue, RECORDING) == null
+                    : !from.equals(RECORDING) && System.nanoTime() - from >= 0
+                            && recordAgain.replace(queue, from, RECORDING)) {
                 recordAgain(queue);
             }
         }
