@@ -18,7 +18,7 @@ import io.quarkus.test.QuarkusUnitTest;
 /**
  * A running instance does not take its queue's shard count on trust for ever: deleted by hand, it is recorded again
  * within a poll interval; recorded anew with another count (by a producer in another language that found none, whose
- * jobs would land in shards this instance never claims), the queue's calls fail and say so.
+ * jobs would land in shards this instance never claims), the queue's calls fail and say so, until it is set right.
  */
 public class ShardCountKeptTest {
 
@@ -59,5 +59,10 @@ public class ShardCountKeptTest {
         assertEquals("Queue 'kept' has 16 shards recorded in Redis (key " + KEY + ") but this instance is configured"
                 + " with 8: set quarkus.delayed-jobs.queues.\"kept\".shards=16 (the shard count cannot change while the"
                 + " queue has jobs)", refused.getMessage());
+
+        // Set right again, the queue's calls go through again.
+        assertEquals("+OK", RedisTestServer.command(URL, "SET", KEY, "8"));
+        await().atMost(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(DelayedJobsException.class)
+                .until(() -> scheduler.stats("kept") != null);
     }
 }

@@ -178,7 +178,7 @@ public class JobStore implements AutoCloseable {
     /**
      * Records again, now, the shard count of each queue in use. The workers claim with the keys they were given at
      * the start and never ask again: a count deleted by hand is restored this way, and one recorded anew with another
-     * count (by a producer that found none) is found, logged, and fails the queue's calls from then on.
+     * count (by a producer that found none) is found, logged, and fails the queue's calls until it is set right.
      */
     public void recordShardCountsNow() {
         for (String queue : queues.keySet()) {
@@ -215,11 +215,14 @@ public class JobStore implements AutoCloseable {
             recordAgain.remove(queue, RECORDING);
             try {
                 agreeing(queue, keys, ar.result());
+                // The count was set right again: the queue's calls go through again.
+                queues.computeIfPresent(queue, (q, known) -> known.failed() ? Future.succeededFuture(keys) : known);
             } catch (DelayedJobsException mismatch) {
                 Future<QueueKeys> before = queues.put(queue, Future.failedFuture(mismatch));
                 if (before == null || !before.failed()) {
-                    LOG.errorf("%s. This instance's calls on the queue fail from now on; its workers go on claiming"
-                            + " from the shards they started with, and jobs stored in others wait.", mismatch.getMessage());
+                    LOG.errorf("%s. Until the counts agree, this instance's calls on the queue fail, its workers go on"
+                            + " claiming from the shards they started with, and jobs stored in others wait.",
+                            mismatch.getMessage());
                 }
             }
         }).mapEmpty();
