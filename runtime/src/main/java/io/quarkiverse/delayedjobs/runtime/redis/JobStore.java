@@ -151,8 +151,7 @@ public class JobStore implements AutoCloseable {
      */
     public Future<QueueKeys> queue(String queue) {
         Long from = recordAgain.isEmpty() ? null : recordAgain.get(queue);
-        if (from != null && !from.equals(RECORDING) && System.nanoTime() - from >= 0
-                && recordAgain.replace(queue, from, RECORDING)) {
+        if (from != null && takeRecording(queue, from)) {
             Future<Void> recording = recordAgain(queue);
             if (!cluster) {
                 // With one server the call waits for the recording, as a queue's first use does: it costs no more,
@@ -182,14 +181,19 @@ public class JobStore implements AutoCloseable {
      */
     public void recordShardCountsNow() {
         for (String queue : queues.keySet()) {
-            // Unless under way, or paced after a failure (on a cluster) and not due yet.
             Long from = recordAgain.get(queue);
-            if (from == null ? recordAgain.putIfAbsent(queue, RECORDING) == null
-                    : !from.equals(RECORDING) && System.nanoTime() - from >= 0
-                            && recordAgain.replace(queue, from, RECORDING)) {
+            if (from == null ? recordAgain.putIfAbsent(queue, RECORDING) == null : takeRecording(queue, from)) {
                 recordAgain(queue);
             }
         }
+    }
+
+    /**
+     * Whether the caller takes the recording of {@code queue}, asked for from {@code from} on: not when one is under
+     * way, or when it is paced after a failure (on a cluster) and not due yet.
+     */
+    private boolean takeRecording(String queue, Long from) {
+        return !from.equals(RECORDING) && System.nanoTime() - from >= 0 && recordAgain.replace(queue, from, RECORDING);
     }
 
     /** Forgets which queues' shard counts were checked, as an instance that never used them would (tests). */
