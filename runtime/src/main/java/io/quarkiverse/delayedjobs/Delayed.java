@@ -33,7 +33,8 @@ public @interface Delayed {
 
     /**
      * A cron expression that makes this handler recurring: Unix 5-field or Quartz 6/7-field. Empty for a plain
-     * handler. May be a config expression such as {@code ${digest.cron}}.
+     * handler. May be a config expression such as {@code ${digest.cron}}; one that reads {@code off} or
+     * {@code disabled} switches the schedule off and removes its job from Redis.
      */
     String cron() default "";
 

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -54,8 +55,11 @@ public class DelayedJobsEngine {
     private final List<QueueWorker> workers = new ArrayList<>();
     /** The started workers, for the health checks; unlike {@link #workers}, not emptied by a stop, which they show. */
     private volatile List<StartedWorker> started = List.of();
-    /** The schedules of the {@code @Delayed(cron = ...)} methods, read at the start and registered again on news. */
-    private volatile Map<HandlerDefinition, CronSchedule> staticSchedules = Map.of();
+    /**
+     * The schedules of the {@code @Delayed(cron = ...)} methods, read at the start and registered again on news; empty
+     * for one the configuration switched off.
+     */
+    private volatile Map<HandlerDefinition, Optional<CronSchedule>> staticSchedules = Map.of();
     private WakeListener wakeListener;
     private DueTimer dueTimer;
     private long heartbeatTimer = -1;
@@ -80,7 +84,7 @@ public class DelayedJobsEngine {
             return;
         }
         // Read before anything is written: a value from the configuration may stop the start.
-        Map<HandlerDefinition, CronSchedule> schedules = new HashMap<>();
+        Map<HandlerDefinition, Optional<CronSchedule>> schedules = new HashMap<>();
         for (HandlerDefinition handler : registry.handlers()) {
             if (handler.cron() != null) {
                 schedules.put(handler, staticSchedule(handler));
@@ -154,11 +158,15 @@ public class DelayedJobsEngine {
      * The schedule of a {@code @Delayed(cron = ...)} method. The build checked its literal values; one read from the
      * configuration is checked here, and a bad one stops the application naming the method and the keys.
      */
-    private static CronSchedule staticSchedule(HandlerDefinition handler) {
+    private static Optional<CronSchedule> staticSchedule(HandlerDefinition handler) {
         try {
-            return CronSchedule.ofAnyTime(ConfigExpressions.resolve(handler.cron()),
+            String cron = ConfigExpressions.resolve(handler.cron());
+            if (ConfigExpressions.isExpression(handler.cron()) && isOff(cron)) {
+                return Optional.empty();
+            }
+            return Optional.of(CronSchedule.ofAnyTime(cron,
                     handler.timeZone() == null ? null : ConfigExpressions.resolve(handler.timeZone()),
-                    handler.misfire());
+                    handler.misfire()));
         } catch (IllegalArgumentException e) {
             Set<String> keys = new HashSet<>();
             for (String value : new String[] { handler.cron(), handler.timeZone() }) {
@@ -174,8 +182,29 @@ public class DelayedJobsEngine {
         }
     }
 
-    /** Every instance registers the static schedules; the script keeps the armed occurrence when nothing changed. */
-    private Future<Void> registerSchedule(HandlerDefinition handler, CronSchedule schedule) {
+    /** As {@code @Scheduled} reads them: a schedule from the configuration set to one of these never fires. */
+    private static boolean isOff(String cron) {
+        return cron.strip().equalsIgnoreCase("off") || cron.strip().equalsIgnoreCase("disabled");
+    }
+
+    /**
+     * Every instance registers the static schedules; the script keeps the armed occurrence when nothing changed. One
+     * switched off is removed instead: the workers re-arm a stored recurring job from Redis, so it would go on firing.
+     */
+    private Future<Void> registerSchedule(HandlerDefinition handler, Optional<CronSchedule> configured) {
+        if (configured.isEmpty()) {
+            return store.cancel(handler.queue(), handler.queue()).map(removed -> {
+                if (removed) {
+                    LOG.infof("The static schedule of %s is switched off (cron = \"%s\"): its job %s removed",
+                            handler.method(), handler.cron(), handler.queue());
+                } else {
+                    LOG.debugf("The static schedule of %s is switched off (cron = \"%s\"): no job to remove",
+                            handler.method(), handler.cron());
+                }
+                return null;
+            });
+        }
+        CronSchedule schedule = configured.get();
         if (schedule.next(Instant.now()).isEmpty()) {
             // A schedule limited to a year, deployed after it: nothing to arm, and no reason to refuse to start. A job
             // of an earlier, other definition goes, as a change replaces it: it would go on firing.
