@@ -62,6 +62,7 @@ import io.quarkiverse.delayedjobs.runtime.events.JobEvents;
 import io.quarkiverse.delayedjobs.runtime.metrics.JobMetrics;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkiverse.delayedjobs.runtime.redis.RedisClientOptions;
+import io.quarkiverse.delayedjobs.runtime.tracing.OpenTelemetryJobTracing;
 import io.quarkiverse.delayedjobs.runtime.worker.DelayedJobsEngine;
 import io.quarkus.arc.BeanDestroyer;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
@@ -77,6 +78,8 @@ import io.quarkus.arc.processor.BeanInfo;
 import io.quarkus.arc.processor.BuiltinScope;
 import io.quarkus.arc.processor.InvokerInfo;
 import io.quarkus.arc.processor.StereotypeInfo;
+import io.quarkus.deployment.Capabilities;
+import io.quarkus.deployment.Capability;
 import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.annotations.ExecutionTime;
@@ -130,6 +133,13 @@ class DelayedJobsProcessor {
             BuildProducer<AdditionalBeanBuildItem> beans) {
         if (config.metrics().enabled() && metrics.isPresent() && metrics.get().metricsSupported(MetricsFactory.MICROMETER)) {
             beans.produce(AdditionalBeanBuildItem.unremovableOf(JobMetrics.class));
+        }
+    }
+
+    @BuildStep
+    void tracing(Capabilities capabilities, DelayedJobsBuildTimeConfig config, BuildProducer<AdditionalBeanBuildItem> beans) {
+        if (config.tracing().enabled() && capabilities.isPresent(Capability.OPENTELEMETRY_TRACER)) {
+            beans.produce(AdditionalBeanBuildItem.unremovableOf(OpenTelemetryJobTracing.class));
         }
     }
 

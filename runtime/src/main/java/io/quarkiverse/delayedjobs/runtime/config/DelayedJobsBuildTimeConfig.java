@@ -41,6 +41,25 @@ public interface DelayedJobsBuildTimeConfig {
     }
 
     /**
+     * OpenTelemetry tracing.
+     */
+    @ConfigDocSection
+    TracingConfig tracing();
+
+    /**
+     * OpenTelemetry tracing of the handlers.
+     */
+    interface TracingConfig {
+
+        /**
+         * Whether each run of a handler is traced, in a span {@code process <queue>} of its own, when the application
+         * has the OpenTelemetry extension ({@code quarkus-opentelemetry}) with tracing enabled.
+         */
+        @WithDefault("true")
+        boolean enabled();
+    }
+
+    /**
      * Dev Services without a container runtime.
      */
     @ConfigDocSection

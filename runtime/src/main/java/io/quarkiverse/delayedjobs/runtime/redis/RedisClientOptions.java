@@ -7,6 +7,7 @@ import jakarta.inject.Singleton;
 
 import io.quarkus.redis.client.RedisOptionsCustomizer;
 import io.vertx.core.net.NetClientOptions;
+import io.vertx.core.tracing.TracingPolicy;
 import io.vertx.redis.client.RedisClientType;
 import io.vertx.redis.client.RedisOptions;
 import io.vertx.redis.client.RedisRole;
@@ -58,6 +59,8 @@ public class RedisClientOptions implements RedisOptionsCustomizer {
         if (copy.getType() == RedisClientType.SENTINEL && copy.getRole() == RedisRole.MASTER) {
             copy.setAutoFailover(true);
         }
+        // With OpenTelemetry, every claim, renewal and heartbeat would be a trace of its own; a job's run has its span.
+        copy.setTracingPolicy(TracingPolicy.IGNORE);
         return copy;
     }
 }

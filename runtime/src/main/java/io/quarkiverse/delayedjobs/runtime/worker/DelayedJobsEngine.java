@@ -14,6 +14,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
@@ -30,6 +31,7 @@ import io.quarkiverse.delayedjobs.runtime.cron.CronSchedule;
 import io.quarkiverse.delayedjobs.runtime.cron.OccurrencePlanner;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
+import io.quarkiverse.delayedjobs.runtime.tracing.JobTracing;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.runtime.configuration.ConfigurationException;
@@ -52,6 +54,7 @@ public class DelayedJobsEngine {
     private final Vertx vertx;
     private final DelayedJobsRuntimeConfig config;
     private final JobListener listener;
+    private final JobTracing tracing;
     private final List<QueueWorker> workers = new ArrayList<>();
     /** The started workers, for the health checks; unlike {@link #workers}, not emptied by a stop, which they show. */
     private volatile List<StartedWorker> started = List.of();
@@ -65,13 +68,14 @@ public class DelayedJobsEngine {
     private long heartbeatTimer = -1;
 
     public DelayedJobsEngine(HandlerRegistry registry, JobStore store, PayloadCodec codec, Vertx vertx,
-            DelayedJobsRuntimeConfig config, GuardedListeners listener) {
+            DelayedJobsRuntimeConfig config, GuardedListeners listener, Instance<JobTracing> tracing) {
         this.registry = registry;
         this.store = store;
         this.codec = codec;
         this.vertx = vertx;
         this.config = config;
         this.listener = listener;
+        this.tracing = tracing.isResolvable() ? tracing.get() : JobTracing.NONE;
     }
 
     void start(@Observes StartupEvent event) throws Exception {
@@ -114,7 +118,7 @@ public class DelayedJobsEngine {
             HandlerDefinition handler = registry.handlers().get(i);
             QueueKeys keys = queues.get(i);
             QueueWorker worker = new QueueWorker(keys, QueueSettings.of(config, handler.queue()), store,
-                    new HandlerDispatcher(handler, codec, listener), vertx, dueTimer, config.pollInterval(), planner);
+                    new HandlerDispatcher(handler, codec, listener, tracing), vertx, dueTimer, config.pollInterval(), planner);
             workers.add(worker);
             views.add(new StartedWorker(keys.queue(), worker.context(), worker::stopped));
             byChannel.put(keys.wakeChannel(), worker);

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletionStage;
 import io.quarkiverse.delayedjobs.runtime.HandlerDefinition;
 import io.quarkiverse.delayedjobs.runtime.JobListener;
 import io.quarkiverse.delayedjobs.runtime.PayloadCodec;
+import io.quarkiverse.delayedjobs.runtime.tracing.JobTracing;
 import io.quarkus.arc.Arc;
 import io.quarkus.arc.InjectableContext.ContextState;
 import io.quarkus.arc.ManagedContext;
@@ -45,11 +46,13 @@ final class HandlerDispatcher {
     private final HandlerDefinition handler;
     private final PayloadCodec.Reader payloadReader;
     private final JobListener listener;
+    private final JobTracing tracing;
 
-    HandlerDispatcher(HandlerDefinition handler, PayloadCodec codec, JobListener listener) {
+    HandlerDispatcher(HandlerDefinition handler, PayloadCodec codec, JobListener listener, JobTracing tracing) {
         this.handler = handler;
         this.payloadReader = handler.payloadType() == null ? null : codec.reader(handler.payloadType());
         this.listener = listener;
+        this.tracing = tracing;
     }
 
     JobListener listener() {
@@ -105,7 +108,11 @@ final class HandlerDispatcher {
         }
         try {
             listener.started(delivery, System.currentTimeMillis() + clockOffsetMs - delivery.job().dueMs());
-            run(delivery, done);
+            if (tracing == JobTracing.NONE) {
+                run(delivery, done);
+            } else {
+                traced(delivery, done);
+            }
         } catch (Throwable e) {
             // Thrown before the handler's own try (by the request context, or an Error the payload reader let through):
             // the delivery fails as if its handler threw, rather than staying running for ever with nothing to end it.
@@ -135,6 +142,17 @@ final class HandlerDispatcher {
             }
         }
         return true;
+    }
+
+    /** Runs the handler in its span: current while the handler method runs, ended when its result completed. */
+    private void traced(Delivery delivery, Promise<Void> done) {
+        JobTracing.Run span = tracing.begin(delivery, handler.method());
+        done.future().onComplete(ar -> span.end(ar.cause()));
+        try {
+            run(delivery, done);
+        } finally {
+            span.leave();
+        }
     }
 
     private void run(Delivery delivery, Promise<Void> done) {

@@ -1,0 +1,116 @@
+package io.quarkiverse.delayedjobs.test;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.quarkiverse.delayedjobs.Delayed;
+import io.quarkiverse.delayedjobs.DelayedScheduler;
+import io.quarkiverse.delayedjobs.JobContext;
+import io.quarkus.builder.Version;
+import io.quarkus.maven.dependency.Dependency;
+import io.quarkus.test.QuarkusUnitTest;
+
+/**
+ * With the OpenTelemetry extension, each run of a handler is a consumer span {@code process <queue>} of its own, current
+ * while the handler runs, that names the job and its attempt and records the handler's failure; the engine's own
+ * Redis calls make no spans.
+ */
+public class OpenTelemetryTracingTest {
+
+    @RegisterExtension
+    static final QuarkusUnitTest test = new QuarkusUnitTest()
+            .withApplicationRoot(jar -> jar.addClasses(Handler.class, Exporter.class, RedisTestServer.class))
+            .setForcedDependencies(List.of(
+                    Dependency.of("io.quarkus", "quarkus-opentelemetry-deployment", Version.getVersion())))
+            .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
+            .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "traced")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.\"traced\".max-attempts", "1")
+            .overrideConfigKey("quarkus.otel.bsp.schedule.delay", "50ms");
+
+    static class Handler {
+        /** The trace current in the handler, per job id. */
+        static final Map<String, String> traceSeen = new ConcurrentHashMap<>();
+
+        @Delayed("traced")
+        void run(String text, JobContext job) {
+            traceSeen.put(job.id(), Span.current().getSpanContext().getTraceId());
+            if (text.equals("fail")) {
+                throw new IllegalStateException("the handler failed on purpose");
+            }
+        }
+    }
+
+    @ApplicationScoped
+    static class Exporter {
+        @Produces
+        @Singleton
+        InMemorySpanExporter exporter() {
+            return InMemorySpanExporter.create();
+        }
+    }
+
+    @Inject
+    DelayedScheduler scheduler;
+
+    @Inject
+    InMemorySpanExporter exporter;
+
+    @Test
+    void eachRunIsASpanCurrentWhileTheHandlerRuns() {
+        scheduler.schedule("traced", "job-ok", "fine", Duration.ZERO);
+        scheduler.schedule("traced", "job-failing", "fail", Duration.ZERO);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> jobSpans().size() == 2);
+        SpanData ok = span("job-ok");
+        SpanData failing = span("job-failing");
+
+        assertEquals("process traced", ok.getName());
+        assertEquals(SpanKind.CONSUMER, ok.getKind());
+        assertEquals("traced", ok.getAttributes().get(AttributeKey.stringKey("messaging.destination.name")));
+        assertEquals(1L, ok.getAttributes().get(AttributeKey.longKey("delayed_jobs.attempt")));
+        assertEquals(Handler.class.getName() + "#run()",
+                ok.getAttributes().get(AttributeKey.stringKey("code.function.name")));
+        assertEquals(StatusCode.UNSET, ok.getStatus().getStatusCode());
+        assertEquals(ok.getTraceId(), Handler.traceSeen.get("job-ok"));
+
+        assertEquals(StatusCode.ERROR, failing.getStatus().getStatusCode());
+        assertEquals("the handler failed on purpose", failing.getStatus().getDescription());
+        assertEquals("exception", failing.getEvents().get(0).getName());
+        assertEquals(failing.getTraceId(), Handler.traceSeen.get("job-failing"));
+        // Each run starts a trace of its own.
+        assertNotEquals(ok.getTraceId(), failing.getTraceId());
+        // The engine's own Redis calls (claims, renewals, its subscription) are not traced: each would be a trace.
+        assertEquals(List.of("process traced"),
+                exporter.getFinishedSpanItems().stream().map(SpanData::getName).distinct().toList());
+    }
+
+    private List<SpanData> jobSpans() {
+        return exporter.getFinishedSpanItems().stream().filter(s -> s.getName().equals("process traced")).toList();
+    }
+
+    private SpanData span(String id) {
+        return jobSpans().stream()
+                .filter(s -> id.equals(s.getAttributes().get(AttributeKey.stringKey("messaging.message.id"))))
+                .findFirst().orElseThrow();
+    }
+}
