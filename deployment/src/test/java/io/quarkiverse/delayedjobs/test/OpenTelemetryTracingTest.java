@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
@@ -29,10 +31,13 @@ import io.quarkiverse.delayedjobs.JobContext;
 import io.quarkus.builder.Version;
 import io.quarkus.maven.dependency.Dependency;
 import io.quarkus.test.QuarkusUnitTest;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.Vertx;
 
 /**
  * With the OpenTelemetry extension, each run of a handler is a consumer span {@code process <queue>} of its own, current
- * while the handler runs, that names the job and its attempt and records the handler's failure; the engine's own
+ * while the handler runs (an asynchronous one's until its result completes), that names the job and its attempt and records the
+ * handler's failure; the engine's own
  * Redis calls make no spans.
  */
 public class OpenTelemetryTracingTest {
@@ -58,6 +63,18 @@ public class OpenTelemetryTracingTest {
                 throw new IllegalStateException("the handler failed on purpose");
             }
         }
+
+        @Inject
+        Vertx vertx;
+
+        /** Reads the current trace after a hop: a timer's callback, on the run's Vert.x context. */
+        @Delayed("traced-async")
+        Uni<Void> runLater(JobContext job) {
+            return Uni.createFrom().emitter(done -> vertx.setTimer(20, id -> {
+                traceSeen.put(job.id(), Span.current().getSpanContext().getTraceId());
+                done.complete(null);
+            }));
+        }
     }
 
     @ApplicationScoped
@@ -80,7 +97,9 @@ public class OpenTelemetryTracingTest {
         scheduler.schedule("traced", "job-ok", "fine", Duration.ZERO);
         scheduler.schedule("traced", "job-failing", "fail", Duration.ZERO);
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> jobSpans().size() == 2);
+        scheduler.schedule("traced-async", "job-async", null, Duration.ZERO);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> jobSpans().size() == 2 && asyncSpans().size() == 1);
         SpanData ok = span("job-ok");
         SpanData failing = span("job-failing");
 
@@ -99,13 +118,20 @@ public class OpenTelemetryTracingTest {
         assertEquals(failing.getTraceId(), Handler.traceSeen.get("job-failing"));
         // Each run starts a trace of its own.
         assertNotEquals(ok.getTraceId(), failing.getTraceId());
+        // An asynchronous handler's span stays current on its Vert.x context until its Uni completes.
+        assertEquals(asyncSpans().get(0).getTraceId(), Handler.traceSeen.get("job-async"));
         // The engine's own Redis calls (claims, renewals, its subscription) are not traced: each would be a trace.
-        assertEquals(List.of("process traced"),
-                exporter.getFinishedSpanItems().stream().map(SpanData::getName).distinct().toList());
+        assertEquals(Set.of("process traced", "process traced-async"),
+                exporter.getFinishedSpanItems().stream().map(SpanData::getName).collect(Collectors.toSet()));
     }
 
     private List<SpanData> jobSpans() {
         return exporter.getFinishedSpanItems().stream().filter(s -> s.getName().equals("process traced")).toList();
+    }
+
+    private List<SpanData> asyncSpans() {
+        return exporter.getFinishedSpanItems().stream().filter(s -> s.getName().equals("process traced-async"))
+                .toList();
     }
 
     private SpanData span(String id) {

@@ -11,10 +11,11 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import io.quarkiverse.delayedjobs.JobContext;
+import io.vertx.core.Vertx;
 
 /**
  * A consumer span per run of a handler, named {@code process <queue>} after the messaging conventions, current while
- * the handler method runs: what the handler calls (a REST client, a database) becomes its children. Each run starts a
+ * the handler runs: what the handler calls (a REST client, a database) becomes its children. Each run starts a
  * trace of its own, as a {@code @Scheduled} method's does: jobs do not carry their producer's trace.
  */
 @Singleton
@@ -50,15 +51,24 @@ public class OpenTelemetryJobTracing implements JobTracing {
                 .setAttribute(DUE_AT, job.dueAt().toString())
                 .setAttribute(FUNCTION, method)
                 .startSpan();
+        // On a Vert.x context (the run's own duplicated one), Quarkus keeps the current span in that context rather
+        // than in the thread: it stays current there until the run ends, through the hops of an asynchronous handler.
+        // Elsewhere it is the thread's, which the handler leaves when its method returns.
+        boolean onVertxContext = Vertx.currentContext() != null;
         Scope scope = span.makeCurrent();
         return new Run() {
             @Override
             public void leave() {
-                scope.close();
+                if (!onVertxContext) {
+                    scope.close();
+                }
             }
 
             @Override
             public void end(Throwable failure) {
+                if (onVertxContext) {
+                    scope.close();
+                }
                 if (failure != null) {
                     span.recordException(failure);
                     span.setStatus(StatusCode.ERROR, failure.getMessage() == null ? "" : failure.getMessage());
