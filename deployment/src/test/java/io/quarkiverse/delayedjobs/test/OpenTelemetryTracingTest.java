@@ -19,10 +19,12 @@ import jakarta.inject.Singleton;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Scope;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.quarkiverse.delayedjobs.Delayed;
@@ -92,9 +94,17 @@ public class OpenTelemetryTracingTest {
     @Inject
     InMemorySpanExporter exporter;
 
+    @Inject
+    OpenTelemetry openTelemetry;
+
     @Test
     void eachRunIsASpanCurrentWhileTheHandlerRuns() {
-        scheduler.schedule("traced", "job-ok", "fine", Duration.ZERO);
+        // As in a REST endpoint: the schedule call is a child of the caller's span.
+        Span request = openTelemetry.getTracer("test").spanBuilder("request").startSpan();
+        try (Scope scope = request.makeCurrent()) {
+            scheduler.schedule("traced", "job-ok", "fine", Duration.ZERO);
+        }
+        request.end();
         scheduler.schedule("traced", "job-failing", "fail", Duration.ZERO);
 
         scheduler.schedule("traced-async", "job-async", null, Duration.ZERO);
@@ -118,10 +128,16 @@ public class OpenTelemetryTracingTest {
         assertEquals(failing.getTraceId(), Handler.traceSeen.get("job-failing"));
         // Each run starts a trace of its own.
         assertNotEquals(ok.getTraceId(), failing.getTraceId());
+        SpanData send = exporter.getFinishedSpanItems().stream().filter(x -> x.getName().equals("send traced")
+                && "job-ok".equals(x.getAttributes().get(AttributeKey.stringKey("messaging.message.id"))))
+                .findFirst().orElseThrow();
+        assertEquals(SpanKind.PRODUCER, send.getKind());
+        assertEquals(request.getSpanContext().getSpanId(), send.getParentSpanId());
+
         // An asynchronous handler's span stays current on its Vert.x context until its Uni completes.
         assertEquals(asyncSpans().get(0).getTraceId(), Handler.traceSeen.get("job-async"));
         // The engine's own Redis calls (claims, renewals, its subscription) are not traced: each would be a trace.
-        assertEquals(Set.of("process traced", "process traced-async"),
+        assertEquals(Set.of("request", "send traced", "send traced-async", "process traced", "process traced-async"),
                 exporter.getFinishedSpanItems().stream().map(SpanData::getName).collect(Collectors.toSet()));
     }
 

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
 
 import io.quarkiverse.delayedjobs.JobInfo;
@@ -17,6 +18,7 @@ import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
 import io.quarkiverse.delayedjobs.ScheduleResult;
 import io.quarkiverse.delayedjobs.runtime.cron.CronSchedule;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
+import io.quarkiverse.delayedjobs.runtime.tracing.JobTracing;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.AsyncResult;
@@ -30,11 +32,14 @@ public class ReactiveDelayedSchedulerImpl implements ReactiveDelayedScheduler {
     private final JobStore store;
     private final PayloadCodec codec;
     private final JobListener listener;
+    private final JobTracing tracing;
 
-    public ReactiveDelayedSchedulerImpl(JobStore store, PayloadCodec codec, GuardedListeners listener) {
+    public ReactiveDelayedSchedulerImpl(JobStore store, PayloadCodec codec, GuardedListeners listener,
+            Instance<JobTracing> tracing) {
         this.store = store;
         this.codec = codec;
         this.listener = listener;
+        this.tracing = tracing.isResolvable() ? tracing.get() : JobTracing.NONE;
     }
 
     @Override
@@ -55,10 +60,16 @@ public class ReactiveDelayedSchedulerImpl implements ReactiveDelayedScheduler {
         JobArguments.id(id);
         JobArguments.notNull("onConflict", onConflict);
         String json = codec.write(payload, store.config().maxPayloadSize().asLongValue());
-        return store.schedule(queue, id, json, dueOrDelayMs, relative, onConflict).map(scheduled -> {
-            listener.scheduled(queue, scheduled.result());
-            return scheduled.result();
-        });
+        JobTracing.Run span = tracing.sending(queue, id);
+        Future<ScheduleResult> stored = store.schedule(queue, id, json, dueOrDelayMs, relative, onConflict)
+                .map(scheduled -> {
+                    listener.scheduled(queue, scheduled.result());
+                    return scheduled.result();
+                });
+        if (span != JobTracing.Run.NONE) {
+            stored.onComplete(ar -> span.end(ar.cause()));
+        }
+        return stored;
     }
 
     @Override

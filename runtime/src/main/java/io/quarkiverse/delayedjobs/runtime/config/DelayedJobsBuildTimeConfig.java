@@ -52,8 +52,9 @@ public interface DelayedJobsBuildTimeConfig {
     interface TracingConfig {
 
         /**
-         * Whether each run of a handler is traced, in a span {@code process <queue>} of its own, when the application
-         * has the OpenTelemetry extension ({@code quarkus-opentelemetry}) with tracing enabled.
+         * Whether each run of a handler is traced, in a span {@code process <queue>} of its own, and each
+         * {@code schedule} call, in a span {@code send <queue>}, when the application has the OpenTelemetry extension
+         * ({@code quarkus-opentelemetry}) with tracing enabled.
          */
         @WithDefault("true")
         boolean enabled();

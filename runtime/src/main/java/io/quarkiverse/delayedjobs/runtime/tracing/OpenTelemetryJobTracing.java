@@ -16,7 +16,8 @@ import io.vertx.core.Vertx;
 /**
  * A consumer span per run of a handler, named {@code process <queue>} after the messaging conventions, current while
  * the handler runs: what the handler calls (a REST client, a database) becomes its children. Each run starts a
- * trace of its own, as a {@code @Scheduled} method's does: jobs do not carry their producer's trace.
+ * trace of its own, as a {@code @Scheduled} method's does: jobs do not carry their producer's trace. A {@code schedule}
+ * call is a producer span {@code send <queue>} in the caller's trace, with the same job id.
  */
 @Singleton
 public class OpenTelemetryJobTracing implements JobTracing {
@@ -35,6 +36,28 @@ public class OpenTelemetryJobTracing implements JobTracing {
 
     public OpenTelemetryJobTracing(OpenTelemetry openTelemetry) {
         this.tracer = openTelemetry.getTracer("io.quarkiverse.delayed-jobs");
+    }
+
+    @Override
+    public Run sending(String queue, String id) {
+        Span span = tracer.spanBuilder("send " + queue)
+                .setSpanKind(SpanKind.PRODUCER)
+                .setAttribute(MESSAGING_SYSTEM, SYSTEM)
+                .setAttribute(OPERATION_NAME, "send")
+                .setAttribute(OPERATION_TYPE, "send")
+                .setAttribute(DESTINATION, queue)
+                .setAttribute(MESSAGE_ID, id)
+                .startSpan();
+        return new Run() {
+            @Override
+            public void leave() {
+            }
+
+            @Override
+            public void end(Throwable failure) {
+                ended(span, failure);
+            }
+        };
     }
 
     @Override
@@ -69,12 +92,16 @@ public class OpenTelemetryJobTracing implements JobTracing {
                 if (onVertxContext) {
                     scope.close();
                 }
-                if (failure != null) {
-                    span.recordException(failure);
-                    span.setStatus(StatusCode.ERROR, failure.getMessage() == null ? "" : failure.getMessage());
-                }
-                span.end();
+                ended(span, failure);
             }
         };
+    }
+
+    private static void ended(Span span, Throwable failure) {
+        if (failure != null) {
+            span.recordException(failure);
+            span.setStatus(StatusCode.ERROR, failure.getMessage() == null ? "" : failure.getMessage());
+        }
+        span.end();
     }
 }
