@@ -670,8 +670,8 @@ class DelayedJobsProcessor {
 
     @BuildStep
     @Record(ExecutionTime.RUNTIME_INIT)
-    void checkConfig(DelayedJobsRecorder recorder) {
-        recorder.checkConfig();
+    void checkConfig(DelayedJobsRecorder recorder, List<DelayedMethodBuildItem> methods) {
+        recorder.checkConfig(methods.stream().map(DelayedMethodBuildItem::getQueue).collect(Collectors.toSet()));
     }
 
     @BuildStep

@@ -2,12 +2,14 @@ package io.quarkiverse.delayedjobs.runtime;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
 import jakarta.enterprise.invoke.Invoker;
 
 import org.eclipse.microprofile.config.ConfigProvider;
+import org.jboss.logging.Logger;
 
 import io.quarkiverse.delayedjobs.MisfirePolicy;
 import io.quarkiverse.delayedjobs.runtime.config.ConfigCheck;
@@ -26,6 +28,8 @@ import io.vertx.redis.client.Redis;
 @Recorder
 public class DelayedJobsRecorder {
 
+    private static final Logger LOG = Logger.getLogger(DelayedJobsRecorder.class);
+
     private final RuntimeValue<DelayedJobsRuntimeConfig> config;
 
     public DelayedJobsRecorder(RuntimeValue<DelayedJobsRuntimeConfig> config) {
@@ -33,10 +37,11 @@ public class DelayedJobsRecorder {
     }
 
     /** Stops the application at startup on a setting out of its range, before the engine's beans exist. */
-    public void checkConfig() {
+    public void checkConfig(Set<String> handledQueues) {
         SmallRyeConfig all = ConfigProvider.getConfig().unwrap(SmallRyeConfig.class);
         ConfigCheck.checkQueueSpellings(all.getPropertyNames(), all.getProfiles());
         ConfigCheck.check(config.getValue());
+        ConfigCheck.unhandledQueueSettings(config.getValue(), handledQueues).forEach(LOG::warn);
     }
 
     /** Creates the job store on the Redis client the deployment step declared as injection point. */

@@ -1,9 +1,12 @@
 package io.quarkiverse.delayedjobs.runtime.config;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 import io.quarkus.runtime.configuration.ConfigurationException;
 
@@ -50,6 +53,48 @@ public final class ConfigCheck {
             throw refused(PREFIX + "observer-threads", "must be at least 1, was " + config.observerThreads());
         }
         QueueSettings.checkConfigured(config);
+    }
+
+    /**
+     * Says which overrides of the workers' settings name a queue that no {@code @Delayed} method of this application
+     * handles, most often a misspelt name: such a key has no effect here, and the queue meant keeps its defaults. Not an
+     * error: one configuration may serve applications with other handlers. Nothing in an instance that runs no workers,
+     * nor for the settings that producers read too ({@code shards}, {@code schedule-linger}).
+     *
+     * @param handled the queues of this application's handlers
+     * @return a message per such queue, for the log
+     */
+    public static List<String> unhandledQueueSettings(DelayedJobsRuntimeConfig config, Set<String> handled) {
+        if (!config.enabled()) {
+            return List.of();
+        }
+        List<String> messages = new ArrayList<>();
+        new TreeMap<>(config.queues()).forEach((queue, overrides) -> {
+            if (handled.contains(queue)) {
+                return;
+            }
+            List<String> keys = new ArrayList<>();
+            addIf(keys, overrides.lease().isPresent(), "lease");
+            addIf(keys, overrides.batchSize().isPresent(), "batch-size");
+            addIf(keys, overrides.concurrency().isPresent(), "concurrency");
+            addIf(keys, overrides.claimAhead().isPresent(), "claim-ahead");
+            addIf(keys, overrides.maxAttempts().isPresent(), "max-attempts");
+            addIf(keys, overrides.backoff().initial().isPresent(), "backoff.initial");
+            addIf(keys, overrides.backoff().max().isPresent(), "backoff.max");
+            if (!keys.isEmpty()) {
+                messages.add(PREFIX + "queues.\"" + queue + "\" sets " + String.join(", ", keys)
+                        + ", but no @Delayed method of this application handles queue '" + queue
+                        + "', and only a queue's workers read these settings (queues handled here: "
+                        + new TreeSet<>(handled) + ")");
+            }
+        });
+        return messages;
+    }
+
+    private static void addIf(List<String> keys, boolean set, String key) {
+        if (set) {
+            keys.add(key);
+        }
     }
 
     /**

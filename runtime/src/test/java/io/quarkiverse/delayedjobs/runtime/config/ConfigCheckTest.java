@@ -53,6 +53,33 @@ class ConfigCheckTest {
     }
 
     @Test
+    void workerSettingsOfAQueueWithNoHandlerHereAreNamed() {
+        DelayedJobsRuntimeConfig config = config(Map.of(
+                "quarkus.delayed-jobs.queues.\"flakyy\".max-attempts", "3",
+                "quarkus.delayed-jobs.queues.\"flakyy\".backoff.initial", "2s",
+                "quarkus.delayed-jobs.queues.\"flaky\".lease", "1m"));
+        assertEquals(List.of("quarkus.delayed-jobs.queues.\"flakyy\" sets max-attempts, backoff.initial, but no @Delayed"
+                + " method of this application handles queue 'flakyy', and only a queue's workers read these settings"
+                + " (queues handled here: [flaky, orders])"),
+                ConfigCheck.unhandledQueueSettings(config, Set.of("orders", "flaky")));
+    }
+
+    @Test
+    void producerSettingsOfAQueueWithNoHandlerHereAreNotNamed() {
+        DelayedJobsRuntimeConfig config = config(Map.of(
+                "quarkus.delayed-jobs.queues.\"elsewhere\".shards", "4",
+                "quarkus.delayed-jobs.queues.\"elsewhere\".schedule-linger", "5ms"));
+        assertEquals(List.of(), ConfigCheck.unhandledQueueSettings(config, Set.of("orders")));
+    }
+
+    @Test
+    void aProducerOnlyInstanceNamesNoQueue() {
+        DelayedJobsRuntimeConfig config = config(Map.of("quarkus.delayed-jobs.enabled", "false",
+                "quarkus.delayed-jobs.queues.\"elsewhere\".lease", "1m"));
+        assertEquals(List.of(), ConfigCheck.unhandledQueueSettings(config, Set.of()));
+    }
+
+    @Test
     void anOverrideUnderANameNoQueueCanHaveNamesIt() {
         ConfigurationException e = refused(Map.of("quarkus.delayed-jobs.queues.\"help email\".lease", "1m"));
         assertEquals(Set.of("quarkus.delayed-jobs.queues.\"help email\""), e.getConfigKeys());
