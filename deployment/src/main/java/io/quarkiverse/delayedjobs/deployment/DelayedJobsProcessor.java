@@ -282,7 +282,9 @@ class DelayedJobsProcessor {
         String queue = delayed.value().asString();
         if (!JobArguments.QUEUE_NAME.matcher(queue).matches()) {
             problems.add(problem("The queue name must match " + JobArguments.QUEUE_NAME.pattern() + ", was '" + queue
-                    + "'", bean, method));
+                    + "'" + (queue.startsWith("${") ? " (a queue name is fixed at build time: config expressions are"
+                            + " read in cron and timeZone only)" : ""),
+                    bean, method));
         } else {
             QueueHandler other = handlerOfQueue.putIfAbsent(queue, new QueueHandler(bean, method));
             if (other != null) {

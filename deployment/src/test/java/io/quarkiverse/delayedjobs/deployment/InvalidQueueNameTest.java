@@ -11,7 +11,8 @@ import io.quarkiverse.delayedjobs.Delayed;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
- * A queue name outside {@code [A-Za-z0-9._-]{1,64}} is a build error; a name of exactly 64 allowed characters is not.
+ * A queue name outside {@code [A-Za-z0-9._-]{1,64}} is a build error, one that looks like a config expression with a
+ * hint; a name of exactly 64 allowed characters is not.
  */
 public class InvalidQueueNameTest {
 
@@ -26,6 +27,8 @@ public class InvalidQueueNameTest {
                     problem(RULE + "'help email'", Handlers.class, "space"),
                     problem(RULE + "'help:email'", Handlers.class, "colon"),
                     problem(RULE + "'{help}'", Handlers.class, "braces"),
+                    problem(RULE + "'${queue.name}' (a queue name is fixed at build time: config expressions are read in"
+                            + " cron and timeZone only)", Handlers.class, "expression"),
                     problem(RULE + "'sixty-five-chars-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'", Handlers.class,
                             "tooLong")));
 
@@ -45,6 +48,10 @@ public class InvalidQueueNameTest {
 
         @Delayed("{help}")
         void braces() {
+        }
+
+        @Delayed("${queue.name}")
+        void expression() {
         }
 
         @Delayed("sixty-five-chars-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx")

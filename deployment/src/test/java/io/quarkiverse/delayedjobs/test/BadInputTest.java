@@ -104,7 +104,7 @@ public class BadInputTest {
 
     @Test
     void overSizePayloadLeavesTheStoredJobAlone() {
-        refused("payload must be at most 1024 bytes as JSON, was 1502 bytes",
+        refused("payload must be at most 1024 bytes as JSON (quarkus.delayed-jobs.max-payload-size), was 1502 bytes",
                 () -> scheduler.schedule(QUEUE, ID, "x".repeat(1500), DUE, OnConflict.REPLACE));
     }
 

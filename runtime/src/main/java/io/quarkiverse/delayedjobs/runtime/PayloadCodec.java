@@ -94,7 +94,8 @@ public class PayloadCodec {
             int bytes = json.getBytes(StandardCharsets.UTF_8).length;
             if (bytes > maxBytes) {
                 throw new IllegalArgumentException(
-                        "payload must be at most " + maxBytes + " bytes as JSON, was " + bytes + " bytes");
+                        "payload must be at most " + maxBytes + " bytes as JSON (quarkus.delayed-jobs.max-payload-size),"
+                                + " was " + bytes + " bytes");
             }
         }
         return json;
