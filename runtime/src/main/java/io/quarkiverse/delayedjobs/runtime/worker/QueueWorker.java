@@ -21,6 +21,7 @@ import java.util.function.Consumer;
 import org.jboss.logging.Logger;
 
 import io.quarkiverse.delayedjobs.JobInfo;
+import io.quarkiverse.delayedjobs.NonRetryableJobException;
 import io.quarkiverse.delayedjobs.runtime.JobListener;
 import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
 import io.quarkiverse.delayedjobs.runtime.cron.OccurrencePlanner;
@@ -721,9 +722,21 @@ final class QueueWorker {
             }
         } else {
             listener.failed(delivery, (long) (handlerMs * 1e6), failure);
-            boolean unreadable = failure instanceof HandlerDispatcher.UnreadablePayloadException;
-            recordFailure(delivery, failure, unreadable, backoffMs(job.attempt()), false);
+            recordFailure(delivery, failure, retryCannotHelp(failure), backoffMs(job.attempt()), false);
         }
+    }
+
+    /** An unreadable payload, or a handler that said so: the job goes to the dead letters without a retry. */
+    private static boolean retryCannotHelp(Throwable failure) {
+        if (failure instanceof HandlerDispatcher.UnreadablePayloadException) {
+            return true;
+        }
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof NonRetryableJobException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** What a handler that returned normally after its delivery lost its lease is taken to have done. */
@@ -734,17 +747,18 @@ final class QueueWorker {
     }
 
     /**
-     * Writes the failure of a delivery: a retry, or a move to the dead letters. {@code resent}: an earlier write of it
-     * failed, and Redis may have carried that one out (only its answer was lost, say).
+     * Writes the failure of a delivery: a retry, or a move to the dead letters (at once when {@code deadAtOnce}).
+     * {@code resent}: an earlier write of it failed, and Redis may have carried that one out (only its answer was lost,
+     * say).
      */
-    private void recordFailure(Delivery delivery, Throwable failure, boolean unreadable, long delay, boolean resent) {
+    private void recordFailure(Delivery delivery, Throwable failure, boolean deadAtOnce, long delay, boolean resent) {
         Claimed job = delivery.job();
         String error = describe(failure);
-        writeFenced(store.retry(keys, delivery.shard(), job.id(), job.token(), delay, error, unreadable,
+        writeFenced(store.retry(keys, delivery.shard(), job.id(), job.token(), delay, error, deadAtOnce,
                 delivery.rearmAt(), settings), "record the failure of " + delivery,
                 e -> LOG.warnf(e, "Could not record the failure of %s after the stop; it will run again after its lease",
                         delivery),
-                () -> recordFailure(delivery, failure, unreadable, delay, true),
+                () -> recordFailure(delivery, failure, deadAtOnce, delay, true),
                 outcome -> judge(delivery, error, outcome, resent,
                         judged -> failureRecorded(delivery, failure, delay, judged)));
     }
