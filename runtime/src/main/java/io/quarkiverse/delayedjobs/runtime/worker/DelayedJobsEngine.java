@@ -47,6 +47,7 @@ public class DelayedJobsEngine {
 
     private static final Logger LOG = Logger.getLogger(DelayedJobsEngine.class);
     private static final long STARTUP_TIMEOUT_SECONDS = 30;
+    private static final long FIRST_REGISTRATION_RETRY_MS = 500;
 
     private final HandlerRegistry registry;
     private final JobStore store;
@@ -66,6 +67,9 @@ public class DelayedJobsEngine {
     private WakeListener wakeListener;
     private DueTimer dueTimer;
     private long heartbeatTimer = -1;
+    /** Counts the times Redis came back: a registration left over from an earlier one stops trying. */
+    private volatile long registrationRound;
+    private volatile boolean stopping;
 
     public DelayedJobsEngine(HandlerRegistry registry, JobStore store, PayloadCodec codec, Vertx vertx,
             DelayedJobsRuntimeConfig config, GuardedListeners listener, Instance<JobTracing> tracing) {
@@ -233,12 +237,33 @@ public class DelayedJobsEngine {
      */
     private void resubscribed() {
         store.recordShardCountsAgain();
+        long round = ++registrationRound;
         for (HandlerDefinition handler : registry.handlers()) {
             if (handler.cron() != null) {
-                registerSchedule(handler, staticSchedules.get(handler)).onFailure(e -> LOG.warnf(e,
-                        "Could not register the static schedule of %s again after Redis came back", handler.method()));
+                registerAgain(handler, round, FIRST_REGISTRATION_RETRY_MS);
             }
         }
+    }
+
+    /**
+     * Registers a static schedule after Redis came back, until Redis takes it: one that restarted from its files may
+     * accept connections while it still loads them, and refuse commands then (LOADING), for seconds or minutes. Tried
+     * again after {@code pauseMs}, doubled each time up to the poll interval, until the engine stops or Redis comes
+     * back once more, which starts a round of its own.
+     */
+    private void registerAgain(HandlerDefinition handler, long round, long pauseMs) {
+        registerSchedule(handler, staticSchedules.get(handler)).onFailure(e -> {
+            if (round != registrationRound || stopping) {
+                return;
+            }
+            LOG.warnf("Could not register the static schedule of %s again after Redis came back; trying again in %d ms:"
+                    + " %s", handler.method(), pauseMs, e.getMessage());
+            vertx.setTimer(pauseMs, id -> {
+                if (round == registrationRound && !stopping) {
+                    registerAgain(handler, round, Math.min(pauseMs * 2, config.pollInterval().toMillis()));
+                }
+            });
+        });
     }
 
     void stop(@Observes ShutdownEvent event) {
@@ -251,6 +276,7 @@ public class DelayedJobsEngine {
      * Redis client closes.
      */
     public void stop() {
+        stopping = true;
         // Jobs lingering in this producer go now, while the Redis client is still open.
         store.flushLingeringSchedules();
         if (workers.isEmpty()) {
