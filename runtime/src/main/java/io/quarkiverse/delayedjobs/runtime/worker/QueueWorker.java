@@ -107,6 +107,7 @@ final class QueueWorker {
     private final long fullLookMs;
     private final long ackDelayMs;
     private final OccurrencePlanner planner;
+    private final FailedCalls failedCalls;
 
     /** Per shard, the earliest score known to be in it, by the Redis clock; UNKNOWN means "look now". */
     private final long[] nextDue;
@@ -170,6 +171,7 @@ final class QueueWorker {
     QueueWorker(QueueKeys keys, QueueSettings settings, JobStore store, HandlerDispatcher dispatcher, Vertx vertx,
             DueTimer dueTimer, Duration pollInterval, OccurrencePlanner planner) {
         this.keys = keys;
+        this.failedCalls = new FailedCalls(keys.queue());
         this.settings = settings;
         this.store = store;
         this.dispatcher = dispatcher;
@@ -477,12 +479,13 @@ final class QueueWorker {
         aheadReserved -= request.aheadLimit();
         Set<String> revoked = revokedDuringClaim.remove(shard);
         if (ar.failed()) {
-            LOG.warnf(ar.cause(), "Claiming due jobs of queue %s failed; trying again in %d ms", keys.queue(),
-                    REDIS_FAILURE_PAUSE_MS);
+            failedCalls.failed(shard, ar.cause(), "Claiming due jobs of queue " + keys.queue() + " failed; trying again in "
+                    + REDIS_FAILURE_PAUSE_MS + " ms");
             request.acks().forEach(ack -> ackAgain(shard, ack));
             nextDue[shard] = redisNow() + REDIS_FAILURE_PAUSE_MS;
             wokenDuringClaim[shard] = NOTHING;
         } else {
+            failedCalls.succeeded(shard);
             acksUnwritten -= request.acks().size(); // written with the claim
             // The claim's lease, counted from when it was sent: it ends no earlier in Redis.
             long leaseEndNanos = sentNanos + (request.aheadMs() + settings.lease().toMillis()) * 1_000_000;
@@ -754,7 +757,7 @@ final class QueueWorker {
     private void recordFailure(Delivery delivery, Throwable failure, boolean deadAtOnce, long delay, boolean resent) {
         Claimed job = delivery.job();
         String error = describe(failure);
-        writeFenced(store.retry(keys, delivery.shard(), job.id(), job.token(), delay, error, deadAtOnce,
+        writeFenced(delivery.shard(), store.retry(keys, delivery.shard(), job.id(), job.token(), delay, error, deadAtOnce,
                 delivery.rearmAt(), settings), "record the failure of " + delivery,
                 e -> LOG.warnf(e, "Could not record the failure of %s after the stop; it will run again after its lease",
                         delivery),
@@ -820,7 +823,8 @@ final class QueueWorker {
      */
     private void giveUp(Delivery delivery, String reason, boolean resent) {
         Claimed job = delivery.job();
-        writeFenced(store.retry(keys, delivery.shard(), job.id(), job.token(), 0, reason, true, delivery.rearmAt(),
+        writeFenced(delivery.shard(), store.retry(keys, delivery.shard(), job.id(), job.token(), 0, reason, true,
+                delivery.rearmAt(),
                 settings), "record the given-up occurrence of " + delivery,
                 e -> LOG.warnf(e, "Could not record the given-up occurrence of %s after the stop; it is claimed again"
                         + " after its lease", delivery),
@@ -878,7 +882,7 @@ final class QueueWorker {
         if (acks.isEmpty()) {
             return;
         }
-        writeFenced(store.ack(keys, shard, acks), "acknowledge " + acks.size() + " jobs of queue " + keys.queue(),
+        writeFenced(shard, store.ack(keys, shard, acks), "acknowledge " + acks.size() + " jobs of queue " + keys.queue(),
                 // The stop said these were not written, or that their handlers still ran.
                 e -> LOG.debugf(e, "Could not acknowledge %d jobs of queue %s after the stop", acks.size(),
                         keys.queue()),
@@ -897,11 +901,12 @@ final class QueueWorker {
      * @param afterStop logs a failure once the stop gave up the writes
      * @param taken what to do with Redis's answer
      */
-    private <T> void writeFenced(Future<T> write, String what, Consumer<Throwable> afterStop, Runnable again,
+    private <T> void writeFenced(int shard, Future<T> write, String what, Consumer<Throwable> afterStop, Runnable again,
             Consumer<T> taken) {
         writesUnderWay++;
         write.onComplete(ar -> context.runOnContext(v -> {
             if (ar.succeeded()) {
+                failedCalls.succeeded(shard);
                 taken.accept(ar.result());
                 writesUnderWay--;
                 checkDrained();
@@ -912,7 +917,7 @@ final class QueueWorker {
                 writesUnderWay--;
                 return;
             }
-            LOG.warnf(ar.cause(), "Could not %s; trying again in %d ms", what, REDIS_FAILURE_PAUSE_MS);
+            failedCalls.failed(shard, ar.cause(), "Could not " + what + "; trying again in " + REDIS_FAILURE_PAUSE_MS + " ms");
             vertx.setTimer(REDIS_FAILURE_PAUSE_MS, id -> {
                 writesUnderWay--;
                 if (!abandoned) {
@@ -1006,9 +1011,10 @@ final class QueueWorker {
         long leaseEndNanos = System.nanoTime() + settings.lease().toNanos();
         store.renew(keys, shard, claims, settings.lease()).onComplete(ar -> context.runOnContext(v -> {
             if (ar.failed()) {
-                LOG.warnf(ar.cause(), "Could not renew the leases of queue %s", keys.queue());
+                failedCalls.failed(shard, ar.cause(), "Could not renew the leases of queue " + keys.queue());
                 return;
             }
+            failedCalls.succeeded(shard);
             Set<String> lost = new HashSet<>(ar.result());
             for (Delivery d : deliveries) {
                 if (lost.contains(d.token())) {
