@@ -267,7 +267,9 @@ public class JobStore implements AutoCloseable {
     private Future<Response> recordShardCount(QueueKeys keys) {
         Request set = Request.cmd(Command.SET).arg(keys.shardCountKey()).arg(keys.shards()).arg("NX").arg("GET");
         return connection.send(keys.shardCountKey(), set)
-                .recover(e -> fail("record the shard count of queue '" + keys.queue() + "'", e));
+                // Named: it fails the call it comes before (a schedule, a claim), whose own step it is not.
+                .recover(e -> fail("record the shard count of queue '" + keys.queue() + "' (the first call to a queue"
+                        + " does, and again after Redis came back)", e));
     }
 
     /**
