@@ -61,11 +61,16 @@ public class ReactiveDelayedSchedulerImpl implements ReactiveDelayedScheduler {
         JobArguments.notNull("onConflict", onConflict);
         String json = codec.write(payload, store.config().maxPayloadSize().asLongValue());
         JobTracing.Run span = tracing.sending(queue, id);
-        Future<ScheduleResult> stored = store.schedule(queue, id, json, dueOrDelayMs, relative, onConflict)
-                .map(scheduled -> {
-                    listener.scheduled(queue, scheduled.result());
-                    return scheduled.result();
-                });
+        Future<ScheduleResult> stored;
+        try {
+            stored = store.schedule(queue, id, json, dueOrDelayMs, relative, onConflict).map(scheduled -> {
+                listener.scheduled(queue, scheduled.result());
+                return scheduled.result();
+            });
+        } catch (RuntimeException e) {
+            span.end(e);
+            throw e;
+        }
         if (span != JobTracing.Run.NONE) {
             stored.onComplete(ar -> span.end(ar.cause()));
         }
