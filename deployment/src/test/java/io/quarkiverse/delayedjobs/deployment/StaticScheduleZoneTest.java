@@ -48,6 +48,13 @@ public class StaticScheduleZoneTest {
     }
 
     @Test
+    void aLiteralOffSaysThatOnlyTheConfigurationSwitchesOff() {
+        assertEquals(List.of("cron must have 5 (Unix) or 6 or 7 (Quartz) fields, 'off' has 1 (a schedule is switched off"
+                + " from the configuration only: cron = \"${key}\" with key=off)"),
+                DelayedJobsProcessor.scheduleRules("off", null, NOW));
+    }
+
+    @Test
     void anUnknownZoneIsReportedAndTheExpressionStillChecked() {
         assertEquals(List.of("timeZone must be a known time-zone id such as Europe/Paris, was 'Europe/Atlantis'"),
                 DelayedJobsProcessor.scheduleRules(MORNING, "Europe/Atlantis", NOW));

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 
 import jakarta.inject.Inject;
 
@@ -25,7 +26,8 @@ import io.smallrye.mutiny.Uni;
 
 /**
  * A handler that fails with {@link NonRetryableJobException}, thrown or as the cause of its failure, sends its job to
- * the dead letters at once, with attempts left; a recurring job gives the occurrence up and stays armed.
+ * the dead letters at once, with attempts left; a recurring job gives the occurrence up and stays armed. A failure
+ * whose causes loop is retried as any other.
  */
 public class NonRetryableFailureTest {
 
@@ -48,6 +50,12 @@ public class NonRetryableFailureTest {
                 case "direct" -> throw new NonRetryableJobException("order 42 was deleted");
                 case "wrapped" -> throw new IllegalStateException("while sending",
                         new NonRetryableJobException("customer 7 was deleted"));
+                case "loop" -> {
+                    // Two exceptions that cause each other: the search for a NonRetryableJobException must end.
+                    RuntimeException a = new RuntimeException("a");
+                    a.initCause(new RuntimeException("b", a));
+                    throw a;
+                }
                 default -> throw new IllegalStateException("downstream unavailable");
             }
         }
@@ -68,7 +76,8 @@ public class NonRetryableFailureTest {
         scheduler.schedule("orders", "wrapped", "wrapped", Duration.ZERO);
         scheduler.schedule("orders", "retried", "other", Duration.ZERO);
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.deadLetters("orders", 10).size() == 2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> Stream.of("direct", "wrapped")
+                .allMatch(id -> scheduler.find("orders", id).map(job -> job.state() == JobInfo.State.DEAD).orElse(false)));
         JobInfo direct = scheduler.find("orders", "direct").orElseThrow();
         assertEquals(JobInfo.State.DEAD, direct.state());
         assertEquals(1, direct.attempts());
@@ -76,11 +85,23 @@ public class NonRetryableFailureTest {
         JobInfo wrapped = scheduler.find("orders", "wrapped").orElseThrow();
         assertEquals(JobInfo.State.DEAD, wrapped.state());
         assertEquals(1, wrapped.attempts());
+        assertEquals("java.lang.IllegalStateException: while sending (not retried: "
+                + NonRetryableJobException.class.getName() + ": customer 7 was deleted)", wrapped.lastError());
 
         // Any other failure is retried: the same handler's third job runs up to max-attempts.
         await().atMost(Duration.ofSeconds(10)).until(() -> Handlers.runs.get("retried").get() == 5);
         assertEquals(1, Handlers.runs.get("direct").get());
         assertEquals(1, Handlers.runs.get("wrapped").get());
+    }
+
+    @Test
+    void aFailureWhoseCausesLoopIsRetried() {
+        scheduler.schedule("orders", "looped", "loop", Duration.ZERO);
+        // Retried as any failure, by a worker that goes on: the job runs its five attempts, then is a dead letter.
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.find("orders", "looped")
+                .map(job -> job.state() == JobInfo.State.DEAD).orElse(false));
+        assertEquals(5, Handlers.runs.get("looped").get());
+        assertEquals("java.lang.RuntimeException: a", scheduler.find("orders", "looped").orElseThrow().lastError());
     }
 
     @Test

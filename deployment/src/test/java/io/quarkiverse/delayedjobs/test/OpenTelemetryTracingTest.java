@@ -117,7 +117,7 @@ public class OpenTelemetryTracingTest {
         assertEquals(SpanKind.CONSUMER, ok.getKind());
         assertEquals("traced", ok.getAttributes().get(AttributeKey.stringKey("messaging.destination.name")));
         assertEquals(1L, ok.getAttributes().get(AttributeKey.longKey("delayed_jobs.attempt")));
-        assertEquals(Handler.class.getName() + "#run()",
+        assertEquals(Handler.class.getName() + ".run",
                 ok.getAttributes().get(AttributeKey.stringKey("code.function.name")));
         assertEquals(StatusCode.UNSET, ok.getStatus().getStatusCode());
         assertEquals(ok.getTraceId(), Handler.traceSeen.get("job-ok"));

@@ -492,11 +492,13 @@ public final class ClusterConnections implements StoreConnection {
      * lately, unless all were: a frozen master takes connections and answers nothing, so that a subscription opened
      * there would wait for its handshake until the connect timeout, with no wake-ups meanwhile. Lately is within twice
      * that timeout: the calls to a frozen master give its connection up at least that often (a call's timeout, then
-     * the opening of the next connection).
+     * the opening of the next connection). The map is read afresh first (a subscription opens rarely): a master whose
+     * slots were all moved away, then removed from the cluster where it keeps running, stays in a map that no call of
+     * those slots has corrected since, and a subscription there hears no wake-up (an operations trial saw it).
      */
     @Override
     public Future<JobStore.OwnClient> newClient() {
-        return owners().compose(map -> {
+        return refresh().recover(e -> owners()).compose(map -> {
             long now = System.nanoTime();
             long lately = TimeUnit.MILLISECONDS.toNanos(2 * SharedConnection.CONNECT_TIMEOUTS * timeoutMs);
             String[] answering = Arrays.stream(map).filter(e -> e != null && !lostWithin(e, lately, now))

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeoutException;
 
 import io.quarkiverse.delayedjobs.DelayedJobsException;
 import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkiverse.delayedjobs.runtime.Causes;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore.ClockReading;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore.Scheduled;
 import io.vertx.core.Context;
@@ -286,12 +287,7 @@ final class ScheduleBatches {
     }
 
     private static boolean unanswered(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof TimeoutException) {
-                return true;
-            }
-        }
-        return false;
+        return Causes.find(failure, TimeoutException.class) != null;
     }
 
     /** The jobs of one shard in a call. */

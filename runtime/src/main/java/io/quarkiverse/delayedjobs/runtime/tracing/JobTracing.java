@@ -12,7 +12,7 @@ public interface JobTracing {
 
     JobTracing NONE = new JobTracing() {
         @Override
-        public Run begin(JobContext job, String method) {
+        public Run begin(JobContext job, String function) {
             return Run.NONE;
         }
 
@@ -24,9 +24,9 @@ public interface JobTracing {
 
     /**
      * Starts the span of a delivery and makes it current on the calling thread, the handler's, just before its handler
-     * runs.
+     * runs; {@code function} names the handler method, as in {@code org.acme.Reminders.send}.
      */
-    Run begin(JobContext job, String method);
+    Run begin(JobContext job, String function);
 
     /**
      * Starts the span of a {@code schedule} call, a child of the caller's current span, when the call is sent to Redis;

@@ -61,7 +61,7 @@ public class OpenTelemetryJobTracing implements JobTracing {
     }
 
     @Override
-    public Run begin(JobContext job, String method) {
+    public Run begin(JobContext job, String function) {
         Span span = tracer.spanBuilder("process " + job.queue())
                 .setParent(Context.root())
                 .setSpanKind(SpanKind.CONSUMER)
@@ -72,7 +72,7 @@ public class OpenTelemetryJobTracing implements JobTracing {
                 .setAttribute(MESSAGE_ID, job.id())
                 .setAttribute(ATTEMPT, (long) job.attempt())
                 .setAttribute(DUE_AT, job.dueAt().toString())
-                .setAttribute(FUNCTION, method)
+                .setAttribute(FUNCTION, function)
                 .startSpan();
         // On a Vert.x context (the run's own duplicated one), Quarkus keeps the current span in that context rather
         // than in the thread: it stays current there until the run ends, through the hops of an asynchronous handler.

@@ -70,6 +70,7 @@ public class DelayedJobsEngine {
     /** Counts the times Redis came back: a registration left over from an earlier one stops trying. */
     private volatile long registrationRound;
     private volatile boolean stopping;
+    private final FailedCalls failedRegistrations = new FailedCalls(LOG, "the registrations of the static schedules");
 
     public DelayedJobsEngine(HandlerRegistry registry, JobStore store, PayloadCodec codec, Vertx vertx,
             DelayedJobsRuntimeConfig config, GuardedListeners listener, Instance<JobTracing> tracing) {
@@ -203,11 +204,12 @@ public class DelayedJobsEngine {
         if (configured.isEmpty()) {
             return store.cancel(handler.queue(), handler.queue()).map(removed -> {
                 if (removed) {
-                    LOG.infof("The static schedule of %s is switched off (cron = \"%s\"): its job %s removed",
-                            handler.method(), handler.cron(), handler.queue());
+                    LOG.infof("The static schedule of %s is switched off (cron = \"%s\", which reads \"%s\"): its job"
+                            + " %s removed", handler.method(), handler.cron(), ConfigExpressions.resolve(handler.cron()),
+                            handler.queue());
                 } else {
-                    LOG.debugf("The static schedule of %s is switched off (cron = \"%s\"): no job to remove",
-                            handler.method(), handler.cron());
+                    LOG.debugf("The static schedule of %s is switched off (cron = \"%s\", which reads \"%s\"): no job"
+                            + " to remove", handler.method(), handler.cron(), ConfigExpressions.resolve(handler.cron()));
                 }
                 return null;
             });
@@ -252,12 +254,17 @@ public class DelayedJobsEngine {
      * back once more, which starts a round of its own.
      */
     private void registerAgain(HandlerDefinition handler, long round, long pauseMs) {
-        registerSchedule(handler, staticSchedules.get(handler)).onFailure(e -> {
+        int part = registry.handlers().indexOf(handler);
+        registerSchedule(handler, staticSchedules.get(handler)).onComplete(ar -> {
+            if (ar.succeeded()) {
+                failedRegistrations.succeeded(part);
+                return;
+            }
             if (round != registrationRound || stopping) {
                 return;
             }
-            LOG.warnf("Could not register the static schedule of %s again after Redis came back; trying again in %d ms:"
-                    + " %s", handler.method(), pauseMs, e.getMessage());
+            failedRegistrations.failed(part, ar.cause(), "Could not register the static schedule of " + handler.method()
+                    + " again after the wake subscription opened again; trying again in " + pauseMs + " ms");
             vertx.setTimer(pauseMs, id -> {
                 if (round == registrationRound && !stopping) {
                     registerAgain(handler, round, Math.min(pauseMs * 2, config.pollInterval().toMillis()));

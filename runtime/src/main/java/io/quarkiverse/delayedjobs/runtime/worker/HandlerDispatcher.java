@@ -47,12 +47,16 @@ final class HandlerDispatcher {
     private final PayloadCodec.Reader payloadReader;
     private final JobListener listener;
     private final JobTracing tracing;
+    /** The method as OpenTelemetry's {@code code.function.name} gives it: {@code org.acme.Reminders.send}. */
+    private final String functionName;
 
     HandlerDispatcher(HandlerDefinition handler, PayloadCodec codec, JobListener listener, JobTracing tracing) {
         this.handler = handler;
         this.payloadReader = handler.payloadType() == null ? null : codec.reader(handler.payloadType());
         this.listener = listener;
         this.tracing = tracing;
+        String method = handler.method();
+        this.functionName = method.substring(0, method.indexOf('(')).replace('#', '.');
     }
 
     JobListener listener() {
@@ -146,7 +150,7 @@ final class HandlerDispatcher {
 
     /** Runs the handler in its span: current while the handler method runs, ended when its result completed. */
     private void traced(Delivery delivery, Promise<Void> done) {
-        JobTracing.Run span = tracing.begin(delivery, handler.method());
+        JobTracing.Run span = tracing.begin(delivery, functionName);
         done.future().onComplete(ar -> span.end(ar.cause()));
         try {
             run(delivery, done);

@@ -22,6 +22,7 @@ import org.jboss.logging.Logger;
 
 import io.quarkiverse.delayedjobs.JobInfo;
 import io.quarkiverse.delayedjobs.NonRetryableJobException;
+import io.quarkiverse.delayedjobs.runtime.Causes;
 import io.quarkiverse.delayedjobs.runtime.JobListener;
 import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
 import io.quarkiverse.delayedjobs.runtime.cron.OccurrencePlanner;
@@ -171,7 +172,7 @@ final class QueueWorker {
     QueueWorker(QueueKeys keys, QueueSettings settings, JobStore store, HandlerDispatcher dispatcher, Vertx vertx,
             DueTimer dueTimer, Duration pollInterval, OccurrencePlanner planner) {
         this.keys = keys;
-        this.failedCalls = new FailedCalls(keys.queue());
+        this.failedCalls = new FailedCalls(LOG, "the calls of queue " + keys.queue());
         this.settings = settings;
         this.store = store;
         this.dispatcher = dispatcher;
@@ -731,15 +732,8 @@ final class QueueWorker {
 
     /** An unreadable payload, or a handler that said so: the job goes to the dead letters without a retry. */
     private static boolean retryCannotHelp(Throwable failure) {
-        if (failure instanceof HandlerDispatcher.UnreadablePayloadException) {
-            return true;
-        }
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof NonRetryableJobException) {
-                return true;
-            }
-        }
-        return false;
+        return failure instanceof HandlerDispatcher.UnreadablePayloadException
+                || Causes.find(failure, NonRetryableJobException.class) != null;
     }
 
     /** What a handler that returned normally after its delivery lost its lease is taken to have done. */
@@ -951,9 +945,21 @@ final class QueueWorker {
         return delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
     }
 
+    /**
+     * The error recorded with a job: the failure's class and message, and those of a {@code NonRetryableJobException}
+     * it wraps, which says why the job was not retried.
+     */
     private static String describe(Throwable failure) {
-        String text = failure.getClass().getName() + (failure.getMessage() == null ? "" : ": " + failure.getMessage());
+        String text = classAndMessage(failure);
+        NonRetryableJobException reason = Causes.find(failure, NonRetryableJobException.class);
+        if (reason != null && reason != failure) {
+            text += " (not retried: " + classAndMessage(reason) + ")";
+        }
         return text.length() > MAX_ERROR_LENGTH ? text.substring(0, MAX_ERROR_LENGTH) : text;
+    }
+
+    private static String classAndMessage(Throwable failure) {
+        return failure.getClass().getName() + (failure.getMessage() == null ? "" : ": " + failure.getMessage());
     }
 
     private void renew() {

@@ -42,6 +42,7 @@ final class WakeListener {
     private final Map<String, QueueWorker> workers;
     /** Told once a subscription opened again after a lost connection is confirmed. */
     private final Runnable resubscribed;
+    private final FailedCalls failedSubscriptions = new FailedCalls(LOG, "the wake subscription");
     /**
      * The next confirmed subscription makes the workers look at all their shards: the first one (they claimed as soon
      * as its SUBSCRIBE was sent), and each after a reconnect.
@@ -168,7 +169,9 @@ final class WakeListener {
         if (message.type() == ResponseType.ERROR) {
             // The client completes a SUBSCRIBE once it is written, and hands Redis's refusal (NOPERM, say) here: the
             // connection listens to nothing. Closed, it is replaced a second later, as a lost one.
-            LOG.warnf("Redis refused the delayed-jobs wake subscription (%s); retrying", message);
+            failedSubscriptions.failed(0, new IllegalStateException(message.toString()),
+                    "Redis refused the delayed-jobs wake subscription (" + message + "); retrying in "
+                            + RECONNECT_DELAY_MS + " ms");
             replace(conn);
             return;
         }
@@ -179,6 +182,7 @@ final class WakeListener {
         String channel = message.get(1).toString();
         if ("subscribe".equals(kind) && channel.equals(heartbeatChannel)) {
             subscribed = conn; // Redis took the whole SUBSCRIBE: a heartbeat published from now on comes back
+            failedSubscriptions.succeeded(0);
             if (lookAgain) {
                 // Only now: a claim that Redis ran before the subscription could have missed a wake-up in between.
                 lookAgain = false;
@@ -243,7 +247,8 @@ final class WakeListener {
             lookAgain = true;
             start().onFailure(e -> {
                 if (!stopped) {
-                    LOG.warnf("Could not listen on the delayed-jobs wake channels (%s); retrying", e.getMessage());
+                    failedSubscriptions.failed(0, e, "Could not listen on the delayed-jobs wake channels; retrying in "
+                            + RECONNECT_DELAY_MS + " ms");
                     reconnectLater();
                 }
             });
