@@ -56,7 +56,8 @@ final class HandlerDispatcher {
         this.listener = listener;
         this.tracing = tracing;
         String method = handler.method();
-        this.functionName = method.substring(0, method.indexOf('(')).replace('#', '.');
+        int parameters = method.indexOf('(');
+        this.functionName = (parameters < 0 ? method : method.substring(0, parameters)).replace('#', '.');
     }
 
     JobListener listener() {
