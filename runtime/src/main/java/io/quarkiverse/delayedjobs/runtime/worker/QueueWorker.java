@@ -818,8 +818,7 @@ final class QueueWorker {
     private void giveUp(Delivery delivery, String reason, boolean resent) {
         Claimed job = delivery.job();
         writeFenced(delivery.shard(), store.retry(keys, delivery.shard(), job.id(), job.token(), 0, reason, true,
-                delivery.rearmAt(),
-                settings), "record the given-up occurrence of " + delivery,
+                delivery.rearmAt(), settings), "record the given-up occurrence of " + delivery,
                 e -> LOG.warnf(e, "Could not record the given-up occurrence of %s after the stop; it is claimed again"
                         + " after its lease", delivery),
                 () -> giveUp(delivery, reason, true),
