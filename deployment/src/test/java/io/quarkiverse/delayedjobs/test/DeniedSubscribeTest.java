@@ -1,9 +1,11 @@
 package io.quarkiverse.delayedjobs.test;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.logging.Level;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
@@ -22,10 +24,11 @@ import io.quarkus.test.QuarkusUnitTest;
 public class DeniedSubscribeTest {
 
     private static final String USER = "wakeacl";
+    private static final String WAKE_LISTENER = "io.quarkiverse.delayedjobs.runtime.worker.WakeListener";
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Handler.class, RedisTestServer.class))
+            .withApplicationRoot(jar -> jar.addClasses(Handler.class, RedisTestServer.class, LoggedMessages.class))
             .overrideConfigKey("quarkus.redis.hosts", urlWithUser())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "denied");
 
@@ -50,12 +53,20 @@ public class DeniedSubscribeTest {
     void aRefusedSubscribeIsTriedAgain() {
         String url = server();
         await().atMost(Duration.ofSeconds(5)).until(() -> subscribed() == 1);
-        RedisTestServer.command(url, "ACL", "SETUSER", USER, "-subscribe");
-        RedisTestServer.command(url, "CLIENT", "KILL", "TYPE", "pubsub");
-        // The listener tries again a second after each refusal.
-        await().atMost(Duration.ofSeconds(10)).until(() -> RedisTestServer.rejectedCalls(server(), "subscribe") >= 2);
-        RedisTestServer.command(url, "ACL", "SETUSER", USER, "+subscribe");
-        await().atMost(Duration.ofSeconds(5)).until(() -> subscribed() == 1);
+        try (LoggedMessages logged = LoggedMessages.of(WAKE_LISTENER, Level.INFO)) {
+            RedisTestServer.command(url, "ACL", "SETUSER", USER, "-subscribe");
+            RedisTestServer.command(url, "CLIENT", "KILL", "TYPE", "pubsub");
+            // The listener tries again a second after each refusal.
+            await().atMost(Duration.ofSeconds(10)).until(() -> RedisTestServer.rejectedCalls(server(), "subscribe") >= 3);
+            RedisTestServer.command(url, "ACL", "SETUSER", USER, "+subscribe");
+            await().atMost(Duration.ofSeconds(5)).until(() -> subscribed() == 1);
+            // Logged by outage: a warning for the first refusal, a line once Redis took the subscription again.
+            await().atMost(Duration.ofSeconds(5)).until(() -> logged.messages().stream()
+                    .anyMatch(m -> m.startsWith("Redis answers the wake subscription again, after ")));
+            assertEquals(1, logged.messages().stream()
+                    .filter(m -> m.startsWith("Redis refused the delayed-jobs wake subscription")).count(),
+                    logged.messages().toString());
+        }
         // Nothing but the subscription and the store's own connection (and at most one connection opening).
         int connections = connections();
         assertTrue(connections <= 3, "connections of the application after refused subscribes: " + connections);

@@ -30,7 +30,7 @@ final class FailedCalls {
         this.calls = calls;
     }
 
-    /** A call of {@code part} failed; {@code message} says which and what happens next. */
+    /** A call of {@code part} failed; {@code message} says which and what happens next; {@code cause} may be null. */
     synchronized void failed(int part, Throwable cause, String message) {
         long now = System.nanoTime();
         failures++;
@@ -45,8 +45,8 @@ final class FailedCalls {
         failingParts.add(part);
         if (now - lastWarningNanos >= REMINDER_NANOS) {
             lastWarningNanos = now;
-            log.warnf("%s: %s (%d failed calls of %s over %d s)", message, cause.getMessage(), failures, calls,
-                    TimeUnit.NANOSECONDS.toSeconds(now - firstFailureNanos));
+            log.warnf("%s%s (%d failed calls of %s over %d s)", message, cause == null ? "" : ": " + cause.getMessage(),
+                    failures, calls, TimeUnit.NANOSECONDS.toSeconds(now - firstFailureNanos));
         } else {
             log.debugf(cause, "%s", message);
         }

@@ -169,9 +169,8 @@ final class WakeListener {
         if (message.type() == ResponseType.ERROR) {
             // The client completes a SUBSCRIBE once it is written, and hands Redis's refusal (NOPERM, say) here: the
             // connection listens to nothing. Closed, it is replaced a second later, as a lost one.
-            failedSubscriptions.failed(0, new IllegalStateException(message.toString()),
-                    "Redis refused the delayed-jobs wake subscription (" + message + "); retrying in "
-                            + RECONNECT_DELAY_MS + " ms");
+            failedSubscriptions.failed(0, null, "Redis refused the delayed-jobs wake subscription (" + message
+                    + "); retrying in " + RECONNECT_DELAY_MS + " ms");
             replace(conn);
             return;
         }
