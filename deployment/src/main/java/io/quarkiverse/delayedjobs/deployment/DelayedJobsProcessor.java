@@ -411,9 +411,11 @@ class DelayedJobsProcessor {
             try {
                 CronSchedule.of(cron, zone, MisfirePolicy.FIRE_ONCE, now);
             } catch (IllegalArgumentException e) {
-                boolean off = cron.strip().equalsIgnoreCase("off") || cron.strip().equalsIgnoreCase("disabled");
-                rules.add(e.getMessage() + (off ? " (a schedule is switched off from the configuration only: cron ="
-                        + " \"${key}\" with key=" + cron.strip() + ")" : ""));
+                rules.add(
+                        e.getMessage() + (ConfigExpressions.isOff(cron)
+                                ? " (a schedule is switched off from the configuration only: cron ="
+                                        + " \"${key}\" with key=" + cron.strip() + ")"
+                                : ""));
             }
         }
         return rules;

@@ -16,6 +16,14 @@ public final class ConfigExpressions {
         return value != null && value.startsWith("${") && value.endsWith("}");
     }
 
+    /**
+     * Whether a schedule's value switches it off, as {@code @Scheduled} reads it: {@code off} or {@code disabled}, in
+     * any case.
+     */
+    public static boolean isOff(String value) {
+        return value.strip().equalsIgnoreCase("off") || value.strip().equalsIgnoreCase("disabled");
+    }
+
     /** The config key {@code value} reads, or null when it is no expression. */
     public static String key(String value) {
         if (!isExpression(value)) {

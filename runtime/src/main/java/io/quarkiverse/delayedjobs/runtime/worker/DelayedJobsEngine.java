@@ -170,7 +170,7 @@ public class DelayedJobsEngine {
     private static Optional<CronSchedule> staticSchedule(HandlerDefinition handler) {
         try {
             String cron = ConfigExpressions.resolve(handler.cron());
-            if (ConfigExpressions.isExpression(handler.cron()) && isOff(cron)) {
+            if (ConfigExpressions.isExpression(handler.cron()) && ConfigExpressions.isOff(cron)) {
                 return Optional.empty();
             }
             return Optional.of(CronSchedule.ofAnyTime(cron,
@@ -189,11 +189,6 @@ public class DelayedJobsEngine {
                             : ", timeZone = \"" + handler.timeZone() + "\"")
                     + "): " + e.getMessage(), keys);
         }
-    }
-
-    /** As {@code @Scheduled} reads them: a schedule from the configuration set to one of these never fires. */
-    private static boolean isOff(String cron) {
-        return cron.strip().equalsIgnoreCase("off") || cron.strip().equalsIgnoreCase("disabled");
     }
 
     /**
