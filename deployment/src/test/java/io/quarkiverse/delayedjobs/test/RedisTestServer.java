@@ -129,6 +129,20 @@ public final class RedisTestServer {
     }
 
     /**
+     * The URLs of the nodes of a Redis Cluster of {@code masters} masters and no replica, started on first use; each
+     * test that reshapes the cluster needs its own {@code name}.
+     */
+    public static synchronized List<String> clusterUrls(String name, int masters) {
+        String property = "delayed-jobs.test.redis-cluster-urls." + name;
+        String urls = System.getProperty(property);
+        if (urls == null) {
+            urls = String.join(",", startCluster(masters, 0));
+            System.setProperty(property, urls);
+        }
+        return List.of(urls.split(","));
+    }
+
+    /**
      * The URLs of the nodes of a Redis Cluster of three masters, each with a replica that takes over a master that has
      * not answered for a second, started on first use; each test that fails nodes needs its own {@code name}.
      */
@@ -161,22 +175,10 @@ public final class RedisTestServer {
             nodes.add(new RedisTestServer(freeClusterPort(), temporaryDirectory("redis-test"), concat(List.of(
                     "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"), options).toArray(String[]::new)));
         }
-        List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
+        List<String> create = new ArrayList<>(List.of("create"));
         nodes.forEach(node -> create.add("127.0.0.1:" + node.port));
-        create.addAll(List.of("--cluster-replicas", String.valueOf(replicasPerMaster), "--cluster-yes"));
-        try {
-            Process process = new ProcessBuilder(create).redirectErrorStream(true)
-                    .redirectOutput(nodes.get(0).dir.resolve("cluster-create.log").toFile()).start();
-            if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
-                throw new IllegalStateException(
-                        "redis-cli --cluster create failed: see " + nodes.get(0).dir.resolve("cluster-create.log"));
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        create.addAll(List.of("--cluster-replicas", String.valueOf(replicasPerMaster)));
+        clusterTool(create.toArray(String[]::new));
         List<String> urls = nodes.stream().map(RedisTestServer::url).toList();
         for (String url : urls) {
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> command(url, "CLUSTER", "INFO")
@@ -184,6 +186,40 @@ public final class RedisTestServer {
                     && (isMaster(url) || command(url, "INFO", "replication").contains("master_link_status:up")));
         }
         return urls;
+    }
+
+    /**
+     * Runs {@code redis-cli --cluster} with these arguments, answering yes to its questions, as an operator reshapes a
+     * cluster; fails with its output when it fails.
+     */
+    public static void clusterTool(String... args) {
+        List<String> command = new ArrayList<>(List.of("redis-cli", "--cluster"));
+        command.addAll(List.of(args));
+        command.add("--cluster-yes");
+        try {
+            Path output = Files.createTempFile("redis-cli-cluster", ".log");
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile())
+                    .start();
+            if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+                process.destroyForcibly();
+                throw new IllegalStateException(command + " failed: " + Files.readString(output));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The cluster node id of the server at {@code url}. */
+    public static String nodeId(String url) {
+        return command(url, "CLUSTER", "MYID");
+    }
+
+    /** The {@code host:port} of the server at {@code url}, as {@code redis-cli --cluster} takes it. */
+    public static String hostAndPort(String url) {
+        return url.substring(url.lastIndexOf('/') + 1);
     }
 
     /** Waits until the server at {@code url} is a replica whose link to its master is up (it has synchronised). */
