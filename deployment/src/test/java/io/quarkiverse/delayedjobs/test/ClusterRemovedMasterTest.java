@@ -1,12 +1,16 @@
 package io.quarkiverse.delayedjobs.test;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.inject.Inject;
 
@@ -15,6 +19,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.quarkiverse.delayedjobs.Delayed;
 import io.quarkiverse.delayedjobs.DelayedScheduler;
+import io.quarkiverse.delayedjobs.JobContext;
+import io.quarkiverse.delayedjobs.ScheduleResult;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
@@ -22,7 +28,8 @@ import io.quarkus.test.QuarkusUnitTest;
  * which leaves the process running, empty and alone. No call of the engine went to those slots, so nothing corrected
  * the slot map it read at start; a wake subscription opened there afterwards heard no wake-up (an operations trial saw
  * jobs run 6–15 s late). Each new subscription now reads the map afresh: dropped once per master, the subscription
- * comes back each time on a master still in the cluster, never on the removed one.
+ * comes back each time on a master still in the cluster, never on the removed one. A subscription already on a master
+ * when it is removed moves by the heartbeat.
  */
 public class ClusterRemovedMasterTest {
 
@@ -35,11 +42,15 @@ public class ClusterRemovedMasterTest {
             .overrideConfigKey("quarkus.redis.hosts", String.join(",", NODES))
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "removed-master")
             .overrideConfigKey("quarkus.delayed-jobs.queues.watched.shards", "1")
+            .overrideConfigKey("quarkus.delayed-jobs.poll-interval", "1s")
             .overrideConfigKey("quarkus.redis.health.enabled", "false");
 
     static class Handler {
+        static final Set<String> ran = ConcurrentHashMap.newKeySet();
+
         @Delayed("watched")
-        void run(String payload) {
+        void run(String payload, JobContext context) {
+            ran.add(context.id());
         }
     }
 
@@ -78,5 +89,32 @@ public class ClusterRemovedMasterTest {
             await().atMost(Duration.ofSeconds(5)).until(() -> subscribedOn().isPresent());
         }
         assertFalse(subscribedOn().orElseThrow().equals(removed), "the subscription is on the removed master");
+
+        // Now the master the subscription is on goes (its keys with its slots): the heartbeat, published elsewhere,
+        // does not come back, and the subscription moves, within poll-interval (1 s) and the heartbeat's 5 s.
+        String gone = subscribedOn().orElseThrow();
+        String other = NODES.stream().filter(url -> !url.equals(removed) && !url.equals(gone)).findFirst()
+                .orElseThrow();
+        long slots = slotsOf(gone);
+        RedisTestServer.clusterTool("reshard", RedisTestServer.hostAndPort(other),
+                "--cluster-from", RedisTestServer.nodeId(gone), "--cluster-to", RedisTestServer.nodeId(other),
+                "--cluster-slots", String.valueOf(slots));
+        RedisTestServer.clusterTool("del-node", RedisTestServer.hostAndPort(other), RedisTestServer.nodeId(gone));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> subscribedOn().filter(on -> !on.equals(gone) && !on.equals(removed)).isPresent());
+        assertEquals(ScheduleResult.CREATED, scheduler.schedule("watched", "soon", "p", Duration.ofMillis(100)));
+        await().atMost(Duration.ofSeconds(5)).until(() -> Handler.ran.contains("soon"));
+    }
+
+    /** How many slots the master at {@code url} serves, by its own line of CLUSTER NODES. */
+    private static long slotsOf(String url) {
+        String line = RedisTestServer.command(url, "CLUSTER", "NODES").lines().filter(l -> l.contains("myself"))
+                .findFirst().orElseThrow();
+        return Arrays.stream(line.split(" ")).skip(8).filter(range -> !range.startsWith("["))
+                .mapToLong(range -> {
+                    int dash = range.indexOf('-');
+                    return dash < 0 ? 1
+                            : Long.parseLong(range.substring(dash + 1)) - Long.parseLong(range.substring(0, dash)) + 1;
+                }).sum();
     }
 }
