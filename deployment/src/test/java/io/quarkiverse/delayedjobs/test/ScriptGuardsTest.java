@@ -3,6 +3,7 @@ package io.quarkiverse.delayedjobs.test;
 import static io.quarkiverse.delayedjobs.test.VertxFutures.get;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -31,6 +32,7 @@ import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
 import io.quarkiverse.delayedjobs.runtime.redis.Script;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.QuarkusUnitTest;
+import io.vertx.mutiny.redis.client.Response;
 
 /**
  * What the scripts refuse or ignore whoever calls them (the Java engine never sends such calls; producers in other
@@ -293,9 +295,42 @@ public class ScriptGuardsTest {
         eightKeys.addAll(List.of("kept", keys.wakeChannel(), "" + shard));
         assertRefused("ERR cancel takes the nine keys of a shard and 3 arguments, was given 8 and 3",
                 () -> redis.execute("EVAL", eightKeys.toArray(String[]::new)));
-        assertRefused("ERR find takes the nine keys of a shard and 1 arguments, was given 9 and 0",
+        assertRefused("ERR find takes the nine keys of a shard and 1 argument, was given 9 and 0",
                 () -> eval(Script.FIND, keys, shard, List.of()));
         assertEquals(Optional.of(due), scheduler.find(queue, "kept").map(JobInfo::dueAt));
+    }
+
+    @Test
+    void aListOfDeadLettersTakesItsLimitAsAWholeNumberFromOneTo10000() {
+        String queue = "dead-letter-limits";
+        QueueKeys keys = keysOf(queue);
+        String refused = "ERR most dead letters to list must be a whole number from 1 to 10000";
+        // Before, no limit failed inside Lua ('attempt to perform arithmetic on a nil value'), and 0 or less listed
+        // all but the last few.
+        assertRefused("ERR dead-letters takes the nine keys of a shard and 1 argument, was given 9 and 0",
+                () -> eval(Script.DEAD_LETTERS, keys, 0, List.of()));
+        for (String limit : List.of("abc", "0", "-2", "1.5", "10001")) {
+            assertRefused(refused, () -> eval(Script.DEAD_LETTERS, keys, 0, List.of(limit)));
+        }
+        assertEquals("[]", eval(Script.DEAD_LETTERS, keys, 0, List.of("10000")));
+    }
+
+    @Test
+    void findOfARunningJobWhoseClaimIsGoneAnswersAllFiveElements() {
+        String queue = "claim-gone";
+        QueueKeys keys = keysOf(queue);
+        int shard = keys.shardOf("orphan");
+        // The state a job whose id held the byte 0xFF ends in: an envelope whose claim (number 99) is in no 'run'.
+        redis.execute("HSET", keys.shard(shard).get(2), "orphan", "1798794000000|1|99.1|\"p\"");
+        List<String> find = new ArrayList<>(List.of(Script.FIND.text(), "9"));
+        find.addAll(keys.shard(shard));
+        find.add("orphan");
+        Response reply = redis.execute("EVAL", find.toArray(String[]::new));
+        // Before, the missing lease ended the array after four elements.
+        assertEquals(5, reply.size());
+        assertEquals("RUNNING", reply.get(0).toString());
+        assertNull(reply.get(4));
+        assertEquals(Optional.of(JobInfo.State.RUNNING), scheduler.find(queue, "orphan").map(JobInfo::state));
     }
 
     @Test

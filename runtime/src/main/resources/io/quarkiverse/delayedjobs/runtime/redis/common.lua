@@ -131,8 +131,8 @@ end
 -- read or written: a script stops at its first error and keeps what it wrote before.
 local function badCall(name, arguments)
   if #KEYS ~= 9 or #ARGV ~= arguments then
-    return 'ERR ' .. name .. ' takes the nine keys of a shard and ' .. arguments .. ' arguments, was given ' .. #KEYS
-        .. ' and ' .. #ARGV
+    return 'ERR ' .. name .. ' takes the nine keys of a shard and ' .. arguments
+        .. (arguments == 1 and ' argument' or ' arguments') .. ', was given ' .. #KEYS .. ' and ' .. #ARGV
   end
   return nil
 end
