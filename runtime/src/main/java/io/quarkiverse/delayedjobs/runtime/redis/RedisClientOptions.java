@@ -10,7 +10,6 @@ import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.tracing.TracingPolicy;
 import io.vertx.redis.client.RedisClientType;
 import io.vertx.redis.client.RedisOptions;
-import io.vertx.redis.client.RedisRole;
 
 /**
  * Keeps the options Quarkus builds for each Redis client it creates (hosts, credentials, TLS, client type), so that the
@@ -41,10 +40,9 @@ public class RedisClientOptions implements RedisOptionsCustomizer {
      * A copy of the options of the named client, for a client of the engine's own. Quarkus creates the clients at
      * startup, those that are active: a client without hosts has none.
      * <p>
-     * A Sentinel client of the master listens for Sentinel's announcement of a new master whatever
-     * {@code quarkus.redis.auto-failover} says, and moves its connections to the new one then: after a planned
-     * switchover the old master takes writes until Sentinel demotes it, seconds later, and its resynchronisation then
-     * drops them, jobs and claims among them.
+     * A Sentinel client of the master does not follow Sentinel's announcements itself, whatever
+     * {@code quarkus.redis.auto-failover} says: the engine's {@link SentinelWatch} listens on every Sentinel and moves
+     * the engine's connections, where the client listens on one only (see there why that is not enough).
      */
     public RedisOptions copyOf(String clientName) {
         RedisOptions options = byClient.get(clientName);
@@ -56,8 +54,8 @@ public class RedisClientOptions implements RedisOptionsCustomizer {
         // The copy shares the client's network options: those are copied too, so that the client's stay as they were.
         copy.setPoolName(METRICS_NAME).setNetClientOptions(
                 new NetClientOptions(options.getNetClientOptions()).setMetricsName("redis|" + METRICS_NAME));
-        if (copy.getType() == RedisClientType.SENTINEL && copy.getRole() == RedisRole.MASTER) {
-            copy.setAutoFailover(true);
+        if (SentinelWatch.follows(copy)) {
+            copy.setAutoFailover(false);
         }
         // With OpenTelemetry, every claim, renewal and heartbeat would be a trace of its own; a job's run has its span.
         copy.setTracingPolicy(TracingPolicy.IGNORE);

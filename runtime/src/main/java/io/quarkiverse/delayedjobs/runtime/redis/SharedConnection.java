@@ -1,10 +1,13 @@
 package io.quarkiverse.delayedjobs.runtime.redis;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+
+import org.jboss.logging.Logger;
 
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -13,6 +16,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.impl.VertxInternal;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisClientType;
 import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.RedisOptions;
 import io.vertx.redis.client.Request;
@@ -29,13 +33,22 @@ import io.vertx.redis.client.impl.types.ErrorType;
  * client. A broken connection is replaced on the next call, and so is one on which a call went unanswered for
  * {@code redis-timeout}: its client is closed, which closes the socket even when the network dropped it silently. (A
  * pooled connection only goes back to its pool when closed, and the next connect would get the same dead socket.)
+ * <p>
+ * On Sentinel, a {@link SentinelWatch} tells of each new master as soon as one Sentinel announces it: the connection
+ * is replaced by one to that master at once, and the calls in flight on the old one fail (their callers were not
+ * told they succeeded, and what the old master takes from now on the switch drops). The next connections go to the
+ * announced master too, until one of them is lost for another reason: then Sentinel is asked again.
  */
 final class SharedConnection implements StoreConnection {
+
+    private static final Logger LOG = Logger.getLogger(SharedConnection.class);
 
     /** A client and the one connection it opens. */
     private static final class Link {
         final Redis client;
         final Future<RedisConnection> connection;
+        /** On Sentinel, the announced master it was opened to; null when Sentinel named it. */
+        final String announcedMaster;
         /** A call on it went unanswered: the calls still on it fail the same way, not as a closed connection. */
         volatile boolean unanswered;
         /** The most calls the connection holds unanswered: its client fails the next ones. */
@@ -46,9 +59,10 @@ final class SharedConnection implements StoreConnection {
         private int handed;
         private final Queue<Runnable> waiting = new ArrayDeque<>();
 
-        Link(Redis client, Future<RedisConnection> connection, int room, Context context) {
+        Link(Redis client, Future<RedisConnection> connection, String announcedMaster, int room, Context context) {
             this.client = client;
             this.connection = connection;
+            this.announcedMaster = announcedMaster;
             this.room = Math.max(1, room);
             this.context = context;
         }
@@ -114,6 +128,10 @@ final class SharedConnection implements StoreConnection {
     private final CallsInFlight inFlight = new CallsInFlight();
     private Link current;
     private boolean closed;
+    /** On Sentinel: the endpoint of the master announced last, where new connections go; null to ask Sentinel. */
+    private String announcedMaster;
+    /** On Sentinel, once the first connection opens. */
+    private SentinelWatch watch;
 
     SharedConnection(Supplier<RedisOptions> options, Vertx vertx, long timeoutMs, Runnable lost) {
         this.options = options;
@@ -136,7 +154,50 @@ final class SharedConnection implements StoreConnection {
 
     @Override
     public Future<JobStore.OwnClient> newClient() {
-        return Future.succeededFuture(new JobStore.OwnClient(Redis.createClient(vertx, options.get()), null));
+        RedisOptions clientOptions;
+        synchronized (this) {
+            clientOptions = optionsNow();
+        }
+        return Future.succeededFuture(new JobStore.OwnClient(Redis.createClient(vertx, clientOptions), null));
+    }
+
+    /**
+     * The options of a new client: on Sentinel, those of the master announced last, if one was; the configured ones
+     * otherwise. Starts watching the Sentinels on first use.
+     */
+    private RedisOptions optionsNow() {
+        RedisOptions configured = options.get();
+        if (watch == null && !closed && SentinelWatch.follows(configured)) {
+            watch = new SentinelWatch(configured, vertx, this::masterAnnounced);
+            watch.start();
+        }
+        String master = announcedMaster;
+        if (master == null) {
+            return configured;
+        }
+        return configured.setType(RedisClientType.STANDALONE).setEndpoints(new ArrayList<>(List.of(master)));
+    }
+
+    /**
+     * A Sentinel announced a new master: the connection moves there, unless it is there already (every Sentinel
+     * announces each switch).
+     */
+    private void masterAnnounced(String host, int port) {
+        Link link;
+        String master;
+        synchronized (this) {
+            // With the credentials and TLS of the Sentinel endpoints, as Vert.x connects to the master it is told of.
+            master = ClusterConnections.endpoint(options.get().getEndpoint(), host, port);
+            if (closed || master.equals(announcedMaster) && (current == null || master.equals(current.announcedMaster))) {
+                return;
+            }
+            announcedMaster = master;
+            link = current;
+        }
+        LOG.infof("Sentinel announced %s:%d as the Redis master: the delayed-jobs calls go there from now on", host, port);
+        if (link != null) {
+            drop(link, true);
+        }
     }
 
     /** Sends a request to the one server; {@code key} does not matter. */
@@ -222,10 +283,9 @@ final class SharedConnection implements StoreConnection {
     }
 
     /**
-     * Whether a call failed because its connection is closed. The connection's end handler tells of that too, except
-     * on Sentinel: after a switchover the client swaps the socket under the connection, and the handlers stay with the
-     * old one, so a new master closing its connection would go unnoticed, every call failing at once, until the old
-     * master's connection ended too (when Sentinel demoted it: some 10 s; never, while a partition hides it).
+     * Whether a call failed because its connection is closed. The connection's end handler tells of that too, but not
+     * always first; and with the Vert.x client's own Sentinel failover (which the engine's clients no longer use), it
+     * swapped the socket under the connection and the handlers stayed with the old one.
      */
     private static boolean closedUnderneath(Throwable failure) {
         String message = failure.getMessage();
@@ -249,10 +309,11 @@ final class SharedConnection implements StoreConnection {
             inFlight.started();
             return current;
         }
-        RedisOptions clientOptions = options.get();
+        RedisOptions clientOptions = optionsNow();
         Redis client = Redis.createClient(vertx, clientOptions);
         Promise<RedisConnection> connected = Promise.promise();
-        Link link = new Link(client, connected.future(), clientOptions.getMaxWaitingHandlers(), context);
+        Link link = new Link(client, connected.future(), announcedMaster, clientOptions.getMaxWaitingHandlers(),
+                context);
         current = link;
         long deadline = vertx.setTimer(CONNECT_TIMEOUTS * timeoutMs, id -> {
             link.unanswered = true;
@@ -276,11 +337,23 @@ final class SharedConnection implements StoreConnection {
 
     /** Closes the link's client, and with it its connection, unless another link replaced it already. */
     private void drop(Link link) {
+        drop(link, false);
+    }
+
+    /**
+     * As {@link #drop(Link)}; {@code switched}: because Sentinel announced another master. A connection to an
+     * announced master lost otherwise (it went down, or was demoted in a switch no Sentinel told of) sends the next
+     * ones to the master Sentinel names.
+     */
+    private void drop(Link link, boolean switched) {
         synchronized (this) {
             if (current != link) {
                 return;
             }
             current = null;
+            if (!switched && link.announcedMaster != null && link.announcedMaster.equals(announcedMaster)) {
+                announcedMaster = null;
+            }
         }
         lost.run();
         link.client.close();
@@ -304,6 +377,9 @@ final class SharedConnection implements StoreConnection {
         synchronized (this) {
             closed = true;
             link = current;
+            if (watch != null) {
+                watch.stop();
+            }
         }
         if (link != null) {
             drop(link);
