@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
 
 import jakarta.inject.Inject;
 
@@ -33,7 +34,7 @@ public class GracefulShutdownTest {
 
     @RegisterExtension
     static final QuarkusUnitTest test = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Busy.class, RedisTestServer.class))
+            .withApplicationRoot(jar -> jar.addClasses(Busy.class, RedisTestServer.class, LoggedMessages.class))
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "shutdown")
             .overrideConfigKey("quarkus.delayed-jobs.queues.busy.concurrency", "4")
@@ -72,8 +73,15 @@ public class GracefulShutdownTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> Busy.started.size() == 1
                 && scheduler.stats("busy").running() == 5);
 
-        CompletableFuture<Void> stopped = CompletableFuture.runAsync(engine::stop);
-        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.stats("busy").pending() == 4);
+        CompletableFuture<Void> stopped;
+        try (LoggedMessages logged = LoggedMessages.of("io.quarkiverse.delayedjobs.runtime.worker", Level.INFO)) {
+            stopped = CompletableFuture.runAsync(engine::stop);
+            await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.stats("busy").pending() == 4);
+            // The operator is told what the stop does with the queue's jobs.
+            await().atMost(Duration.ofSeconds(5)).until(() -> logged.messages().contains(
+                    "Stopping the delayed-jobs worker of queue busy: 4 claimed jobs not started handed back, 1 handlers"
+                            + " still running (waiting up to quarkus.delayed-jobs.shutdown-timeout)"));
+        }
         JobInfo later = scheduler.find("busy", "later").orElseThrow();
         assertEquals(JobInfo.State.PENDING, later.state());
         assertEquals(laterDue.toEpochMilli(), later.dueAt().toEpochMilli());

@@ -15,6 +15,7 @@ final class LoggedMessages extends Handler implements AutoCloseable {
     private final Logger logger;
     private final Level least;
     private final List<String> messages = new CopyOnWriteArrayList<>();
+    private final List<String> withTrace = new CopyOnWriteArrayList<>();
 
     private LoggedMessages(String category, Level least) {
         this.logger = Logger.getLogger(category);
@@ -32,10 +33,19 @@ final class LoggedMessages extends Handler implements AutoCloseable {
         return messages;
     }
 
+    /** Those of the messages so far logged with a throwable, whose stack trace the log prints. */
+    List<String> withTrace() {
+        return withTrace;
+    }
+
     @Override
     public void publish(LogRecord record) {
         if (record.getLevel().intValue() >= least.intValue()) {
-            messages.add(record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage());
+            String message = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
+            messages.add(message);
+            if (record.getThrown() != null) {
+                withTrace.add(message);
+            }
         }
     }
 

@@ -803,7 +803,13 @@ final class QueueWorker {
                 listener.retried(delivery, failure);
             }
             case DEAD -> {
-                LOG.warnf(failure, "%s failed and moved to the dead letters", delivery);
+                if (failure instanceof HandlerDispatcher.UnreadablePayloadException) {
+                    // Its message holds Jackson's: a trace of the dispatcher's frames, per job of a backlog of payloads
+                    // an upgrade can no longer read, would flood the log.
+                    LOG.warnf("%s failed and moved to the dead letters: %s", delivery, failure.getMessage());
+                } else {
+                    LOG.warnf(failure, "%s failed and moved to the dead letters", delivery);
+                }
                 listener.deadLettered(delivery, failure);
             }
             case STALE -> LOG.debugf("%s failed after its claim was lost", delivery);
@@ -1078,6 +1084,12 @@ final class QueueWorker {
             });
             waiting.clear();
             handBack.forEach(this::release);
+            int handedBack = handBack.values().stream().mapToInt(List::size).sum();
+            if (handedBack > 0 || !running.isEmpty()) {
+                LOG.infof("Stopping the delayed-jobs worker of queue %s: %d claimed jobs not started handed back, %d"
+                        + " handlers still running (waiting up to quarkus.delayed-jobs.shutdown-timeout)",
+                        keys.queue(), handedBack, running.size());
+            }
             new ArrayList<>(acksToSend.keySet()).forEach(this::sendAcks);
             drained = Promise.promise();
             checkDrained();
