@@ -81,6 +81,8 @@ public class JobStore implements AutoCloseable {
     private final ConcurrentMap<String, Long> shardsAloneUntil = new ConcurrentHashMap<>();
     private volatile Consumer<String> connectionLostListener = node -> {
     };
+    private volatile Runnable masterSwitchedListener = () -> {
+    };
 
     /**
      * {@code options}: copies of the options of the configured Quarkus client, for the store's own clients;
@@ -91,7 +93,8 @@ public class JobStore implements AutoCloseable {
         this.vertx = vertx;
         long timeoutMs = config.redisTimeout().toMillis();
         this.connection = cluster ? new ClusterConnections(options, vertx, timeoutMs, this::connectionLost)
-                : new SharedConnection(options, vertx, timeoutMs, () -> connectionLost(null));
+                : new SharedConnection(options, vertx, timeoutMs, () -> connectionLost(null),
+                        () -> masterSwitchedListener.run());
         this.config = config;
         this.cluster = cluster;
     }
@@ -238,6 +241,11 @@ public class JobStore implements AutoCloseable {
      */
     public void onConnectionLost(Consumer<String> listener) {
         this.connectionLostListener = listener;
+    }
+
+    /** Sets what to run when Sentinel announced a new master, once the store's calls go there. */
+    public void onMasterSwitched(Runnable listener) {
+        this.masterSwitchedListener = listener;
     }
 
     /**

@@ -124,6 +124,8 @@ final class SharedConnection implements StoreConnection {
     private final long timeoutMs;
     /** Told when a connection is given up: the server may lose its data before the next one opens (a restart). */
     private final Runnable lost;
+    /** Told when Sentinel announced a new master, after the connection moved there. */
+    private final Runnable switched;
     /** Calls sent and not yet answered nor timed out, which {@link #close()} waits for. */
     private final CallsInFlight inFlight = new CallsInFlight();
     private Link current;
@@ -133,12 +135,19 @@ final class SharedConnection implements StoreConnection {
     /** On Sentinel, once the first connection opens. */
     private SentinelWatch watch;
 
+    /** A connection to one server, or to a cluster node: no Sentinel to follow. */
     SharedConnection(Supplier<RedisOptions> options, Vertx vertx, long timeoutMs, Runnable lost) {
+        this(options, vertx, timeoutMs, lost, () -> {
+        });
+    }
+
+    SharedConnection(Supplier<RedisOptions> options, Vertx vertx, long timeoutMs, Runnable lost, Runnable switched) {
         this.options = options;
         this.vertx = vertx;
         this.context = ((VertxInternal) vertx).createEventLoopContext();
         this.timeoutMs = timeoutMs;
         this.lost = lost;
+        this.switched = switched;
     }
 
     /** The event loop of the connection: work that ends in calls is best done there. */
@@ -198,6 +207,7 @@ final class SharedConnection implements StoreConnection {
         if (link != null) {
             drop(link, true);
         }
+        switched.run();
     }
 
     /** Sends a request to the one server; {@code key} does not matter. */

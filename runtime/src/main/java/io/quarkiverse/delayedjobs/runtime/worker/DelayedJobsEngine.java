@@ -139,6 +139,7 @@ public class DelayedJobsEngine {
         // What broke the store's connection (a node frozen, a network cut) may have silenced the subscription too,
         // which nothing else would tell before the next heartbeat, a poll interval later.
         store.onConnectionLost(wakeListener::storeConnectionLost);
+        store.onMasterSwitched(wakeListener::masterSwitched);
         workers.forEach(QueueWorker::start);
         started = List.copyOf(views);
         LOG.infof("Delayed-jobs workers started for queues %s",
@@ -310,6 +311,8 @@ public class DelayedJobsEngine {
         if (wakeListener != null) {
             vertx.cancelTimer(heartbeatTimer);
             store.onConnectionLost(node -> {
+            });
+            store.onMasterSwitched(() -> {
             });
             wakeListener.stop();
         }

@@ -272,6 +272,18 @@ final class WakeListener {
     }
 
     /**
+     * Sentinel announced a new master: the subscription moves there at once. On the old master it hears nothing of
+     * what the scripts publish on the new one, until Sentinel demotes it, some 10 s later after a planned switchover.
+     */
+    void masterSwitched() {
+        RedisConnection conn = connection;
+        if (conn != null) {
+            LOG.debugf("The Redis master changed; the delayed-jobs wake subscription moves to the new one");
+            replace(conn);
+        }
+    }
+
+    /**
      * {@link #checkHeartbeat()} once the store's connection was lost, at most once per {@value #HEARTBEAT_TIMEOUT_MS}
      * ms: the heartbeat needs a connection, and while Redis cannot be reached each failed opening is a lost connection
      * too, which would send the next heartbeat at once.
