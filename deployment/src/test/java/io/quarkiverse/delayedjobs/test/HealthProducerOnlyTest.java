@@ -2,22 +2,28 @@ package io.quarkiverse.delayedjobs.test;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import jakarta.inject.Inject;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.quarkiverse.delayedjobs.Delayed;
+import io.quarkiverse.delayedjobs.DelayedJobsException;
+import io.quarkiverse.delayedjobs.DelayedScheduler;
 import io.quarkus.test.QuarkusUnitTest;
 import io.vertx.core.json.JsonObject;
 
 /**
  * A producer-only instance ({@code enabled=false}) is ready when Redis runs its scripts, and alive with no worker,
  * which the liveness check says. The readiness check costs Redis one script call each time it is called, the liveness
- * check nothing, and neither sends anything between calls.
+ * check nothing, and neither sends anything between calls. It is not ready while a queue it scheduled to has another
+ * shard count recorded in Redis than its own.
  */
 public class HealthProducerOnlyTest {
 
@@ -37,6 +43,9 @@ public class HealthProducerOnlyTest {
         void run() {
         }
     }
+
+    @Inject
+    DelayedScheduler scheduler;
 
     @Test
     void readyAndAliveWithoutWorkersAndQuietBetweenCalls() {
@@ -60,6 +69,26 @@ public class HealthProducerOnlyTest {
         // The INFO of each reading counts itself.
         assertEquals(1, sum("total_commands_processed:(\\d+)", "stats") - before,
                 "commands sent by the idle instance while its liveness check was called");
+    }
+
+    @Test
+    void notReadyWhileAQueueItScheduledToHasAnotherShardCountRecorded() {
+        String key = "health-producer:{other-count}:shards";
+        assertEquals("+OK", RedisTestServer.command(URL, "SET", key, "16"));
+        try {
+            DelayedJobsException refused = assertThrows(DelayedJobsException.class,
+                    () -> scheduler.schedule("other-count", "a", "p", Duration.ofHours(1)));
+            // A producer-only instance learns it at its first call, and is not ready from then on, saying why.
+            JsonObject readiness = HealthEndpoints.readiness();
+            assertEquals("DOWN", readiness.getString("status"), readiness.encode());
+            assertEquals(refused.getMessage(), readiness.getJsonObject("data").getString("shard counts"));
+        } finally {
+            assertEquals(":1", RedisTestServer.command(URL, "DEL", key));
+        }
+        // Its next call records the count it is configured with, and it is ready again.
+        scheduler.schedule("other-count", "a", "p", Duration.ofHours(1));
+        assertEquals("UP", HealthEndpoints.readiness().getString("status"));
+        scheduler.cancel("other-count", "a");
     }
 
     /** The sum of the numbers {@code pattern} finds in a section of the server's INFO. */

@@ -2,6 +2,8 @@ package io.quarkiverse.delayedjobs.runtime.health;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
 
@@ -31,6 +33,9 @@ import io.smallrye.mutiny.Uni;
  * On a Redis Cluster it looks in every shard of the queue, which spread over the masters: ready while the master of
  * one of them runs the script, since the engine goes on with the shards of the masters it reaches; the shards whose
  * master does not are named in the data.
+ * <p>
+ * Not ready either while a queue this instance used has a shard count recorded in Redis other than its own: its calls
+ * on that queue fail (a producer-only instance starts all the same, and learns it at its first call).
  */
 @Readiness
 @Singleton
@@ -70,6 +75,15 @@ class DelayedJobsReadinessCheck implements AsyncHealthCheck {
             List<Integer> failing = IntStream.range(0, failures.size()).filter(i -> failures.get(i) != null).boxed()
                     .toList();
             HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME).withData("queue", queue);
+            // Every call of this instance on such a queue fails until the counts agree: a rollout with a wrong count
+            // stops at its first instance rather than replacing the ones that work.
+            Map<String, String> disagreeing = store.shardCountDisagreements();
+            if (!disagreeing.isEmpty()) {
+                response.down().withData("shard counts", String.join("; ", new TreeMap<>(disagreeing).values()));
+                failing.stream().findFirst().map(failures::get)
+                        .ifPresent(e -> response.withData("error", e.getMessage() == null ? e.toString() : e.getMessage()));
+                return response.build();
+            }
             if (failing.isEmpty()) {
                 return response.up().build();
             }

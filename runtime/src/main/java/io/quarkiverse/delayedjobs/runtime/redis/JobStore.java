@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -62,6 +63,11 @@ public class JobStore implements AutoCloseable {
      * (see {@link #recordAgain(String)}); {@link #RECORDING} while a recording is under way.
      */
     private final ConcurrentMap<String, Long> recordAgain = new ConcurrentHashMap<>();
+    /**
+     * The queues whose shard count disagreed with the one recorded in Redis at their last check, with why: the
+     * readiness check tells of them, since every call of this instance on them fails.
+     */
+    private final ConcurrentMap<String, String> disagreeing = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, ScheduleBatches> scheduleBatches = new ConcurrentHashMap<>();
     /** Set by a stop: no scheduled job waits for others any more, in any queue. */
     private volatile boolean lingerStopped;
@@ -203,6 +209,7 @@ public class JobStore implements AutoCloseable {
     public void checkShardCountsAgain() {
         queues.clear();
         recordAgain.clear();
+        disagreeing.clear();
     }
 
     /**
@@ -224,7 +231,9 @@ public class JobStore implements AutoCloseable {
                 agreeing(queue, keys, ar.result());
                 // The count was set right again: the queue's calls go through again.
                 queues.computeIfPresent(queue, (q, known) -> known.failed() ? Future.succeededFuture(keys) : known);
+                disagreeing.remove(queue);
             } catch (DelayedJobsException mismatch) {
+                disagreeing.put(queue, mismatch.getMessage());
                 Future<QueueKeys> before = queues.put(queue, Future.failedFuture(mismatch));
                 if (before == null || !before.failed()) {
                     LOG.errorf("%s. Until the counts agree, this instance's calls on the queue fail, its workers go on"
@@ -268,7 +277,18 @@ public class JobStore implements AutoCloseable {
 
     private Future<QueueKeys> checkShardCount(String queue) {
         QueueKeys keys = keysOf(queue);
-        return recordShardCount(keys).map(recorded -> agreeing(queue, keys, recorded));
+        return recordShardCount(keys).map(recorded -> agreeing(queue, keys, recorded)).andThen(ar -> {
+            if (ar.succeeded()) {
+                disagreeing.remove(queue);
+            } else if (ar.cause() instanceof ShardCountMismatch mismatch) {
+                disagreeing.put(queue, mismatch.getMessage());
+            }
+        });
+    }
+
+    /** Why the calls on each queue whose shard count disagreed at its last check fail, by queue. */
+    public Map<String, String> shardCountDisagreements() {
+        return Map.copyOf(disagreeing);
     }
 
     /** Records the queue's shard count unless one is recorded already; answers the one recorded before, or null. */
