@@ -256,7 +256,12 @@ public final class RedisTestServer {
     }
 
     /** The URLs of a master, its replica and the Sentinel that watches them as {@code mymaster}. */
-    public record SentinelSetup(String masterUrl, String replicaUrl, String sentinelUrl) {
+    public record SentinelSetup(String masterUrl, String replicaUrl, List<String> sentinelUrls) {
+
+        /** The first Sentinel, the only one unless more were asked for. */
+        public String sentinelUrl() {
+            return sentinelUrls.get(0);
+        }
     }
 
     /**
@@ -264,22 +269,36 @@ public final class RedisTestServer {
      * test that fails them over needs its own {@code name}. Sentinel rewrites its configuration file, so it gets one of
      * its own in its directory.
      */
-    public static synchronized SentinelSetup sentinel(String name) {
+    public static SentinelSetup sentinel(String name) {
+        return sentinel(name, 1);
+    }
+
+    /** As {@link #sentinel(String)}, with {@code sentinels} Sentinels, each of which may fail the master over alone. */
+    public static synchronized SentinelSetup sentinel(String name, int sentinels) {
         String property = "delayed-jobs.test.redis-sentinel." + name;
         String urls = System.getProperty(property);
         if (urls == null) {
-            SentinelSetup setup = startSentinel();
-            urls = setup.masterUrl() + "," + setup.replicaUrl() + "," + setup.sentinelUrl();
+            SentinelSetup setup = startSentinel(sentinels);
+            urls = setup.masterUrl() + "," + setup.replicaUrl() + "," + String.join(",", setup.sentinelUrls());
             System.setProperty(property, urls);
         }
-        String[] each = urls.split(",");
-        return new SentinelSetup(each[0], each[1], each[2]);
+        List<String> each = List.of(urls.split(","));
+        return new SentinelSetup(each.get(0), each.get(1), each.subList(2, each.size()));
     }
 
-    private static SentinelSetup startSentinel() {
+    private static SentinelSetup startSentinel(int sentinels) {
         RedisTestServer master = new RedisTestServer();
         RedisTestServer replica = new RedisTestServer("--replicaof", "127.0.0.1", String.valueOf(master.port));
         awaitReplicating(replica.url(), Duration.ofSeconds(30));
+        List<String> urls = new ArrayList<>();
+        for (int i = 0; i < sentinels; i++) {
+            urls.add(startSentinelOf(master));
+        }
+        return new SentinelSetup(master.url(), replica.url(), urls);
+    }
+
+    /** A Sentinel watching {@code master} as {@code mymaster} (quorum 1), once it knows of the replica. */
+    private static String startSentinelOf(RedisTestServer master) {
         int port = freePort();
         Path dir = temporaryDirectory("redis-sentinel");
         Path conf = dir.resolve("sentinel.conf");
@@ -295,7 +314,7 @@ public final class RedisTestServer {
         // Sentinel learns of the replica from the master's INFO: then it lists one (an array of one, '*1').
         Awaitility.await().atMost(Duration.ofSeconds(30))
                 .until(() -> "*1".equals(command(sentinel.url(), "SENTINEL", "REPLICAS", "mymaster")));
-        return new SentinelSetup(master.url(), replica.url(), sentinel.url());
+        return sentinel.url();
     }
 
     /** Shuts the server at {@code url} down and waits until it no longer accepts connections. */

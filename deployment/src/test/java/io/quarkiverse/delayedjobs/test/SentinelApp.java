@@ -20,7 +20,7 @@ final class SentinelApp {
         return new QuarkusUnitTest()
                 .withApplicationRoot(jar -> jar.addClasses(SentinelApp.class, Recorder.class, RedisTestServer.class,
                         RedisTestServer.SentinelSetup.class))
-                .overrideConfigKey("quarkus.redis.hosts", redis.sentinelUrl())
+                .overrideConfigKey("quarkus.redis.hosts", String.join(",", redis.sentinelUrls()))
                 .overrideConfigKey("quarkus.redis.client-type", "sentinel")
                 .overrideConfigKey("quarkus.redis.master-name", "mymaster")
                 .overrideConfigKey("quarkus.delayed-jobs.key-prefix", keyPrefix);

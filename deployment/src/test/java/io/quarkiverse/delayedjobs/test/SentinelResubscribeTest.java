@@ -19,15 +19,16 @@ import io.quarkiverse.delayedjobs.DelayedScheduler;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
- * The engine's subscription to Sentinel's announcements ends without an error, as when a Sentinel restarts: it is
- * opened again, and the next switchover is followed as soon as it is announced, by the calls and by the wake
+ * The engine listens on each Sentinel (three here). Its subscription to one of them ends without an error, as when a
+ * Sentinel restarts: it is opened again, on that Sentinel, and the next switchover is followed as soon as it is announced, by
+ * the calls and by the wake
  * subscription, while the old master still takes writes. (The Vert.x client's own subscription never came back, and the engine
  * wrote to the old master until Sentinel
  * demoted it, some 10 s later; an operations trial lost 722 acknowledged schedules in one switchover that way.)
  */
 public class SentinelResubscribeTest {
 
-    static final RedisTestServer.SentinelSetup REDIS = RedisTestServer.sentinel("resubscribe");
+    static final RedisTestServer.SentinelSetup REDIS = RedisTestServer.sentinel("resubscribe", 3);
 
     @RegisterExtension
     static final QuarkusUnitTest test = SentinelApp.on(REDIS, "resubscribe");
@@ -35,15 +36,25 @@ public class SentinelResubscribeTest {
     @Inject
     DelayedScheduler scheduler;
 
+    /** How many subscribers a Sentinel has: the engine's, one per instance (the Vert.x client's own failover is off). */
+    private static long subscribers(String sentinel) {
+        return RedisTestServer.command(sentinel, "CLIENT", "LIST", "TYPE", "pubsub").lines()
+                .filter(line -> line.startsWith("id=")).count();
+    }
+
+    /** Whether each Sentinel has the engine's subscription, and one only. */
     private static boolean subscribed() {
-        return RedisTestServer.command(REDIS.sentinelUrl(), "CLIENT", "LIST", "TYPE", "pubsub").contains("id=");
+        return REDIS.sentinelUrls().stream().allMatch(sentinel -> subscribers(sentinel) == 1);
     }
 
     @Test
     void aSwitchoverAfterTheSubscriptionEndedIsFollowedWhenAnnounced() {
         scheduler.schedule(SentinelApp.QUEUE, "first", "payload", Duration.ofHours(1));
+        // One on each Sentinel: before, a client of one Sentinel asked it for the others and opened its subscription on
+        // any of them, so that two could land on the same Sentinel and none on another (an operations trial).
         await().atMost(Duration.ofSeconds(10)).until(SentinelResubscribeTest::subscribed);
-        RedisTestServer.command(REDIS.sentinelUrl(), "CLIENT", "KILL", "TYPE", "pubsub");
+        String second = REDIS.sentinelUrls().get(1);
+        RedisTestServer.command(second, "CLIENT", "KILL", "TYPE", "pubsub");
         await().atMost(Duration.ofSeconds(5)).until(SentinelResubscribeTest::subscribed);
 
         AtomicInteger next = new AtomicInteger();

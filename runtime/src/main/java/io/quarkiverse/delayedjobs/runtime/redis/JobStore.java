@@ -386,7 +386,9 @@ public class JobStore implements AutoCloseable {
         if (cause instanceof DelayedJobsException) {
             return Future.failedFuture(cause);
         }
-        return Future.failedFuture(new DelayedJobsException("Redis failed to " + what + ": " + cause.getMessage(), cause));
+        // Some failures carry no message (a connection closed under a call, at a Sentinel switch): their class tells.
+        String why = cause.getMessage() == null ? cause.toString() : cause.getMessage();
+        return Future.failedFuture(new DelayedJobsException("Redis failed to " + what + ": " + why, cause));
     }
 
     /** Outcome of {@code schedule}: what happened and the due time the stored job has. */

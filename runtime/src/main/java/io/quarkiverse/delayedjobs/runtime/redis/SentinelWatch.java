@@ -60,9 +60,11 @@ final class SentinelWatch {
         if (stopped) {
             return;
         }
-        // A client of that one Sentinel, as Vert.x opens one to ask it for the master: its credentials and TLS.
-        RedisOptions one = new RedisOptions(options).setEndpoints(new ArrayList<>(List.of(sentinel)))
-                .setRole(RedisRole.SENTINEL).setAutoFailover(false);
+        // A plain client of that one Sentinel, with the credentials and TLS of its endpoint: a Sentinel client in the
+        // Sentinel role would ask it for all the Sentinels and open its connection on any of them (a trial found two
+        // subscriptions of an instance on one Sentinel and none on another).
+        RedisOptions one = new RedisOptions(options).setType(RedisClientType.STANDALONE)
+                .setEndpoints(new ArrayList<>(List.of(sentinel))).setAutoFailover(false);
         Redis client = Redis.createClient(vertx, one);
         clients.add(client);
         if (stopped && clients.remove(client)) {
