@@ -351,17 +351,17 @@ final class SharedConnection implements StoreConnection {
     }
 
     /**
-     * As {@link #drop(Link)}; {@code switched}: because Sentinel announced another master. A connection to an
+     * As {@link #drop(Link)}; {@code announced}: because Sentinel announced another master. A connection to an
      * announced master lost otherwise (it went down, or was demoted in a switch no Sentinel told of) sends the next
      * ones to the master Sentinel names.
      */
-    private void drop(Link link, boolean switched) {
+    private void drop(Link link, boolean announced) {
         synchronized (this) {
             if (current != link) {
                 return;
             }
             current = null;
-            if (!switched && link.announcedMaster != null && link.announcedMaster.equals(announcedMaster)) {
+            if (!announced && link.announcedMaster != null && link.announcedMaster.equals(announcedMaster)) {
                 announcedMaster = null;
             }
         }
