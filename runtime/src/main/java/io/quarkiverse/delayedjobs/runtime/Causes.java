@@ -20,4 +20,9 @@ public final class Causes {
         }
         return null;
     }
+
+    /** What a failure says: its message, or its class and nothing else when it has none. */
+    public static String message(Throwable failure) {
+        return failure.getMessage() == null ? failure.toString() : failure.getMessage();
+    }
 }

@@ -2,8 +2,6 @@ package io.quarkiverse.delayedjobs.runtime.health;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
 
@@ -13,6 +11,7 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 
+import io.quarkiverse.delayedjobs.runtime.Causes;
 import io.quarkiverse.delayedjobs.runtime.HandlerRegistry;
 import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
@@ -75,20 +74,17 @@ class DelayedJobsReadinessCheck implements AsyncHealthCheck {
             List<Integer> failing = IntStream.range(0, failures.size()).filter(i -> failures.get(i) != null).boxed()
                     .toList();
             HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME).withData("queue", queue);
+            String error = failing.isEmpty() ? null : Causes.message(failures.get(failing.get(0)));
             // Every call of this instance on such a queue fails until the counts agree: a rollout with a wrong count
             // stops at its first instance rather than replacing the ones that work.
-            Map<String, String> disagreeing = store.shardCountDisagreements();
+            List<String> disagreeing = store.shardCountDisagreements();
             if (!disagreeing.isEmpty()) {
-                response.down().withData("shard counts", String.join("; ", new TreeMap<>(disagreeing).values()));
-                failing.stream().findFirst().map(failures::get)
-                        .ifPresent(e -> response.withData("error", e.getMessage() == null ? e.toString() : e.getMessage()));
-                return response.build();
+                response.down().withData("shard counts", String.join("; ", disagreeing));
+                return (error == null ? response : response.withData("error", error)).build();
             }
-            if (failing.isEmpty()) {
+            if (error == null) {
                 return response.up().build();
             }
-            Throwable first = failures.get(failing.get(0));
-            String error = first.getMessage() == null ? first.toString() : first.getMessage();
             if (failing.size() == failures.size()) {
                 return response.down().withData("error", error).build();
             }

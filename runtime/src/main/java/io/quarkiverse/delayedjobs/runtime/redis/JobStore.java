@@ -5,8 +5,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +22,7 @@ import io.quarkiverse.delayedjobs.JobInfo;
 import io.quarkiverse.delayedjobs.OnConflict;
 import io.quarkiverse.delayedjobs.QueueStats;
 import io.quarkiverse.delayedjobs.ScheduleResult;
+import io.quarkiverse.delayedjobs.runtime.Causes;
 import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
 import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
 import io.quarkiverse.delayedjobs.runtime.cron.CronSchedule;
@@ -286,9 +287,9 @@ public class JobStore implements AutoCloseable {
         });
     }
 
-    /** Why the calls on each queue whose shard count disagreed at its last check fail, by queue. */
-    public Map<String, String> shardCountDisagreements() {
-        return Map.copyOf(disagreeing);
+    /** Why the calls on each queue whose shard count disagreed at its last check fail, in the order of the queues. */
+    public List<String> shardCountDisagreements() {
+        return List.copyOf(new TreeMap<>(disagreeing).values());
     }
 
     /** Records the queue's shard count unless one is recorded already; answers the one recorded before, or null. */
@@ -387,8 +388,7 @@ public class JobStore implements AutoCloseable {
             return Future.failedFuture(cause);
         }
         // Some failures carry no message (a connection closed under a call, at a Sentinel switch): their class tells.
-        String why = cause.getMessage() == null ? cause.toString() : cause.getMessage();
-        return Future.failedFuture(new DelayedJobsException("Redis failed to " + what + ": " + why, cause));
+        return Future.failedFuture(new DelayedJobsException("Redis failed to " + what + ": " + Causes.message(cause), cause));
     }
 
     /** Outcome of {@code schedule}: what happened and the due time the stored job has. */

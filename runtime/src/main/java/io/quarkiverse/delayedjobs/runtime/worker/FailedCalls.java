@@ -6,6 +6,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.jboss.logging.Logger;
 
+import io.quarkiverse.delayedjobs.runtime.Causes;
+
 /**
  * Logs failed Redis calls by outage. While Redis is down or loading, every shard's claim, every batch of acks, every
  * renewal and the wake subscription fail each second, and a warning each wrote thousands of lines in an outage of
@@ -45,7 +47,7 @@ final class FailedCalls {
         failingParts.add(part);
         if (now - lastWarningNanos >= REMINDER_NANOS) {
             lastWarningNanos = now;
-            log.warnf("%s%s (%d failed calls of %s over %d s)", message, cause == null ? "" : ": " + cause.getMessage(),
+            log.warnf("%s%s (%d failed calls of %s over %d s)", message, cause == null ? "" : ": " + Causes.message(cause),
                     failures, calls, TimeUnit.NANOSECONDS.toSeconds(now - firstFailureNanos));
         } else {
             log.debugf(cause, "%s", message);
