@@ -212,6 +212,11 @@ public final class RedisTestServer {
         }
     }
 
+    /** How many clients of the server at {@code url} subscribe to something (Sentinel's own included). */
+    public static long subscribers(String url) {
+        return command(url, "CLIENT", "LIST", "TYPE", "pubsub").lines().filter(line -> line.startsWith("id=")).count();
+    }
+
     /** The cluster node id of the server at {@code url}. */
     public static String nodeId(String url) {
         return command(url, "CLUSTER", "MYID");

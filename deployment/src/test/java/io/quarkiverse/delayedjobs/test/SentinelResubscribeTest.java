@@ -36,15 +36,12 @@ public class SentinelResubscribeTest {
     @Inject
     DelayedScheduler scheduler;
 
-    /** How many subscribers a Sentinel has: the engine's, one per instance (the Vert.x client's own failover is off). */
-    private static long subscribers(String sentinel) {
-        return RedisTestServer.command(sentinel, "CLIENT", "LIST", "TYPE", "pubsub").lines()
-                .filter(line -> line.startsWith("id=")).count();
-    }
-
-    /** Whether each Sentinel has the engine's subscription, and one only. */
+    /**
+     * Whether each Sentinel has the engine's subscription, and one only (one per instance; the Vert.x client's own
+     * failover is off).
+     */
     private static boolean subscribed() {
-        return REDIS.sentinelUrls().stream().allMatch(sentinel -> subscribers(sentinel) == 1);
+        return REDIS.sentinelUrls().stream().allMatch(sentinel -> RedisTestServer.subscribers(sentinel) == 1);
     }
 
     @Test

@@ -70,7 +70,6 @@ public class WakeBeforeSubscribedTest {
     }
 
     private static long subscribers() {
-        return RedisTestServer.command(RedisTestServer.sharedUrl(), "CLIENT", "LIST", "TYPE", "pubsub").lines()
-                .filter(line -> !line.isBlank()).count();
+        return RedisTestServer.subscribers(RedisTestServer.sharedUrl());
     }
 }
