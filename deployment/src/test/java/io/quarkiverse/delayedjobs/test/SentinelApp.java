@@ -19,7 +19,7 @@ final class SentinelApp {
     static QuarkusUnitTest on(RedisTestServer.SentinelSetup redis, String keyPrefix) {
         return new QuarkusUnitTest()
                 .withApplicationRoot(jar -> jar.addClasses(SentinelApp.class, Recorder.class, RedisTestServer.class,
-                        RedisTestServer.SentinelSetup.class))
+                        RedisTestServer.SentinelSetup.class, SilentProxy.class))
                 .overrideConfigKey("quarkus.redis.hosts", String.join(",", redis.sentinelUrls()))
                 .overrideConfigKey("quarkus.redis.client-type", "sentinel")
                 .overrideConfigKey("quarkus.redis.master-name", "mymaster")

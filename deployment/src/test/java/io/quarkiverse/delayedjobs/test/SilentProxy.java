@@ -10,8 +10,10 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -23,15 +25,15 @@ import java.util.function.LongConsumer;
 /**
  * A TCP proxy in front of a {@code redis-server} that can make the connections open through it go silent: Redis still
  * sees them open and so does the client, but nothing from Redis reaches the client any more, as when a network path
- * breaks without either end being told. Connections opened later deliver. Started on first use for the JVM; the test reaches it
- * through
- * the static methods, which work from either class loader of a QuarkusUnitTest (the controls are kept in system
- * properties as JDK types).
+ * breaks without either end being told. Connections opened later deliver. Started on first use for the JVM and target
+ * (a Sentinel's, say); the test reaches it through the static methods, which work from either class loader of a
+ * QuarkusUnitTest (the controls are kept in system properties as JDK types).
  */
 public final class SilentProxy {
 
-    private static final String URL = "delayed-jobs.test.silent-proxy.url";
-    private static final String TARGET = "delayed-jobs.test.silent-proxy.target";
+    /** Followed by the target: the URL of its proxy, and the controls of that proxy by their keys below. */
+    private static final String URL = "delayed-jobs.test.silent-proxy.url.";
+    private static final String CONTROLS = "delayed-jobs.test.silent-proxy.controls.";
     private static final String SILENCE_SUBSCRIBERS = "delayed-jobs.test.silent-proxy.silence-subscribers";
     private static final String SILENCE_ALL = "delayed-jobs.test.silent-proxy.silence-all";
     private static final String CUT_SILENCED = "delayed-jobs.test.silent-proxy.cut-silenced";
@@ -53,29 +55,32 @@ public final class SilentProxy {
     private SilentProxy() {
     }
 
-    /** The URL of the proxy in front of the Redis server at {@code target}, started on first use; one per JVM. */
+    /**
+     * The URL of the proxy in front of the Redis server at {@code target}, started on first use; one per target and JVM.
+     * The static controls act on the proxy of the target given last.
+     */
     public static synchronized String url(String target) {
-        String url = System.getProperty(URL);
+        String url = System.getProperty(URL + target);
         if (url == null) {
             SilentProxy proxy = new SilentProxy();
             url = "redis://127.0.0.1:" + proxy.start(URI.create(target));
-            System.getProperties().put(SILENCE_SUBSCRIBERS, (Runnable) () -> proxy.silence(true));
-            System.getProperties().put(SILENCE_ALL, (Runnable) () -> proxy.silence(false));
-            System.getProperties().put(CUT_SILENCED, (Runnable) () -> proxy.links.stream()
+            Map<String, Object> controls = new HashMap<>();
+            controls.put(SILENCE_SUBSCRIBERS, (Runnable) () -> proxy.silence(true));
+            controls.put(SILENCE_ALL, (Runnable) () -> proxy.silence(false));
+            controls.put(CUT_SILENCED, (Runnable) () -> proxy.links.stream()
                     .filter(link -> link.silent).forEach(Link::close));
-            System.getProperties().put(SUBSCRIBERS, (IntSupplier) proxy.subscribers::get);
-            System.getProperties().put(DELAY, (LongConsumer) ms -> proxy.replyDelayMs = ms);
-            System.getProperties().put(COMMAND_DELAY, (LongConsumer) ms -> proxy.commandReplyDelayMs = ms);
-            System.getProperties().put(SUBSCRIBE_DELAY, (LongConsumer) ms -> proxy.subscribeDelayMs = ms);
-            System.getProperties().put(DELAY_AFTER, (BiConsumer<String, Long>) (marker, ms) -> {
+            controls.put(SUBSCRIBERS, (IntSupplier) proxy.subscribers::get);
+            controls.put(DELAY, (LongConsumer) ms -> proxy.replyDelayMs = ms);
+            controls.put(COMMAND_DELAY, (LongConsumer) ms -> proxy.commandReplyDelayMs = ms);
+            controls.put(SUBSCRIBE_DELAY, (LongConsumer) ms -> proxy.subscribeDelayMs = ms);
+            controls.put(DELAY_AFTER, (BiConsumer<String, Long>) (marker, ms) -> {
                 proxy.delayAfterMarkerMs = ms;
                 proxy.delayMarker = marker;
             });
-            System.setProperty(TARGET, target);
-            System.setProperty(URL, url);
-        } else if (!System.getProperty(TARGET).equals(target)) {
-            throw new IllegalStateException("The proxy already stands in front of " + System.getProperty(TARGET));
+            System.getProperties().put(CONTROLS + target, controls);
+            System.setProperty(URL + target, url);
         }
+        System.getProperties().putAll((Map<?, ?>) System.getProperties().get(CONTROLS + target));
         return url;
     }
 

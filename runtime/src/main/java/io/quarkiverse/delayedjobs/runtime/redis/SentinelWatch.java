@@ -4,14 +4,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 
 import org.jboss.logging.Logger;
 
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisClientType;
+import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.RedisOptions;
 import io.vertx.redis.client.RedisRole;
 import io.vertx.redis.client.Request;
@@ -23,12 +27,18 @@ import io.vertx.redis.client.ResponseType;
  * each. The Vert.x client listens on one Sentinel only, and trials showed both ways that leaves the engine writing to
  * the old master, whose writes the switch then drops: a Sentinel that restarted ended that subscription without an
  * error, and it never came back; and the Sentinel that leads a failover announces it only once it has reconfigured
- * every replica, seconds after the others. A subscription that ends is opened again a second later.
+ * every replica, seconds after the others. A subscription that ends is opened again a second later, and so is one
+ * that leaves a {@code PING} unanswered: a Sentinel gone without closing its connections (its host lost, the network
+ * cut) would otherwise keep it open and silent for hours, until TCP gives up.
  */
 final class SentinelWatch {
 
     private static final Logger LOG = Logger.getLogger(SentinelWatch.class);
     private static final long RECONNECT_DELAY_MS = 1000;
+    /** How often each subscription is asked for a {@code PING}, and how long its answer may take. */
+    private static final long PING_INTERVAL_MS = 5000;
+    private static final long PING_TIMEOUT_MS = 5000;
+    private static final long CONNECT_TIMEOUT_MS = 10_000;
     private static final String CHANNEL = "+switch-master";
 
     private final RedisOptions options;
@@ -71,12 +81,38 @@ final class SentinelWatch {
             client.close(); // stop() ran meanwhile, and may have missed it
             return;
         }
-        client.connect().compose(conn -> {
+        // A Sentinel that takes the connection and answers nothing would hold the handshake for good.
+        long deadline = vertx.setTimer(CONNECT_TIMEOUT_MS, id -> listenAgain(client, sentinel,
+                new TimeoutException("not open within " + CONNECT_TIMEOUT_MS + " ms")));
+        client.connect().onComplete(ar -> vertx.cancelTimer(deadline)).compose(conn -> {
             conn.handler(this::onMessage);
             conn.exceptionHandler(e -> listenAgain(client, sentinel, e));
             conn.endHandler(v -> listenAgain(client, sentinel, null));
+            vertx.setPeriodic(PING_INTERVAL_MS, timer -> {
+                if (clients.contains(client)) {
+                    ping(conn).onFailure(e -> listenAgain(client, sentinel, e));
+                } else {
+                    vertx.cancelTimer(timer);
+                }
+            });
             return conn.send(Request.cmd(Command.SUBSCRIBE).arg(CHANNEL));
         }).onFailure(e -> listenAgain(client, sentinel, e));
+    }
+
+    /** Fails when the Sentinel does not answer within {@value #PING_TIMEOUT_MS} ms. */
+    private Future<Void> ping(RedisConnection conn) {
+        Promise<Void> answered = Promise.promise();
+        long timer = vertx.setTimer(PING_TIMEOUT_MS,
+                id -> answered.tryFail(new TimeoutException("no answer to PING within " + PING_TIMEOUT_MS + " ms")));
+        conn.send(Request.cmd(Command.PING)).onComplete(ar -> {
+            vertx.cancelTimer(timer);
+            if (ar.succeeded()) {
+                answered.tryComplete();
+            } else {
+                answered.tryFail(ar.cause());
+            }
+        });
+        return answered.future();
     }
 
     private void listenAgain(Redis client, String sentinel, Throwable cause) {
@@ -87,7 +123,9 @@ final class SentinelWatch {
         if (stopped) {
             return;
         }
-        LOG.debugf("The delayed-jobs subscription to Sentinel %s ended (%s); again in %d ms",
+        // A silent Sentinel is worth knowing of; one that refuses connections would say so every second.
+        LOG.logf(cause instanceof TimeoutException ? Logger.Level.INFO : Logger.Level.DEBUG,
+                "The delayed-jobs subscription to Sentinel %s ended (%s); again in %d ms",
                 ClusterConnections.address(sentinel), cause == null ? "closed" : cause.getMessage(), RECONNECT_DELAY_MS);
         vertx.setTimer(RECONNECT_DELAY_MS, id -> listen(sentinel));
     }
