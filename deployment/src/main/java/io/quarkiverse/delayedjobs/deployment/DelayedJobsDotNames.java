@@ -15,6 +15,8 @@ final class DelayedJobsDotNames {
     static final DotName BLOCKING = DotName.createSimple("io.smallrye.common.annotation.Blocking");
     static final DotName NON_BLOCKING = DotName.createSimple("io.smallrye.common.annotation.NonBlocking");
     static final DotName RUN_ON_VIRTUAL_THREAD = DotName.createSimple("io.smallrye.common.annotation.RunOnVirtualThread");
+    static final DotName INTERCEPTOR = DotName.createSimple("jakarta.interceptor.Interceptor");
+    static final DotName DECORATOR = DotName.createSimple("jakarta.decorator.Decorator");
     static final DotName TRANSACTIONAL = DotName.createSimple("jakarta.transaction.Transactional");
     static final DotName JSON_DESERIALIZE = DotName
             .createSimple("com.fasterxml.jackson.databind.annotation.JsonDeserialize");

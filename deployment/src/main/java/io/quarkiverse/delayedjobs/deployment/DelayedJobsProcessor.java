@@ -2,7 +2,9 @@ package io.quarkiverse.delayedjobs.deployment;
 
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.BLOCKING;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.COMPLETION_STAGE;
+import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.DECORATOR;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.DELAYED;
+import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.INTERCEPTOR;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.JOB_CONTEXT;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.JSON_DESERIALIZE;
 import static io.quarkiverse.delayedjobs.deployment.DelayedJobsDotNames.NON_BLOCKING;
@@ -122,9 +124,11 @@ class DelayedJobsProcessor {
                 .addBeanClasses(PayloadCodec.class, ReactiveDelayedSchedulerImpl.class, DelayedSchedulerImpl.class,
                         DelayedJobsEngine.class, RedisClientOptions.class, JobEvents.class, GuardedListeners.class)
                 .build());
-        // Not an inner class, of which CDI makes no bean: its @Delayed method gets a build error of its own.
+        // Not an inner class, of which CDI makes no bean, nor an interceptor or a decorator, which must be @Dependent:
+        // their @Delayed methods get build errors of their own.
         autoScopes.produce(AutoAddScopeBuildItem.builder().containsAnnotations(DELAYED)
-                .and((clazz, annotations, index) -> !isInner(clazz)).defaultScope(BuiltinScope.SINGLETON)
+                .and((clazz, annotations, index) -> !isInner(clazz) && !interceptorOrDecorator(clazz))
+                .defaultScope(BuiltinScope.SINGLETON)
                 .unremovable().reason("Found @Delayed methods").build());
     }
 
@@ -239,6 +243,14 @@ class DelayedJobsProcessor {
                 .sorted(Comparator.comparing(DelayedJobsProcessor::describe))
                 .forEach(m -> problems.add(problem("A @Delayed method must be declared in a class, not in an interface",
                         m)));
+        // CDI calls an interceptor or a decorator only around the methods of other beans, and makes no bean of it.
+        index.getAnnotations(DELAYED).stream()
+                .filter(a -> a.target().kind() == AnnotationTarget.Kind.METHOD)
+                .map(a -> a.target().asMethod())
+                .filter(m -> interceptorOrDecorator(m.declaringClass()) && !m.isSynthetic())
+                .sorted(Comparator.comparing(DelayedJobsProcessor::describe))
+                .forEach(m -> problems.add(problem("A @Delayed method must not be declared on an interceptor or a"
+                        + " decorator: CDI makes no bean of it to run jobs on", m)));
         // An abstract method never runs, and the method that implements it is a handler only with @Delayed of its own.
         index.getAnnotations(DELAYED).stream()
                 .filter(a -> a.target().kind() == AnnotationTarget.Kind.METHOD)
@@ -258,7 +270,7 @@ class DelayedJobsProcessor {
                 .filter(m -> !Modifier.isInterface(m.declaringClass().flags()) && !m.isSynthetic()
                         && !Modifier.isAbstract(m.flags())
                         && annotations.hasAnnotation(m, DELAYED) && !reached.contains(key(m))
-                        && nothingCouldRun(m.declaringClass(), index))
+                        && !interceptorOrDecorator(m.declaringClass()) && nothingCouldRun(m.declaringClass(), index))
                 .sorted(Comparator.comparing(DelayedJobsProcessor::describe))
                 .forEach(m -> problems.add(problem(isInner(m.declaringClass())
                         ? "A @Delayed method must be declared in a top-level or static nested class: CDI makes no bean"
@@ -293,9 +305,17 @@ class DelayedJobsProcessor {
                         && !key(other.method()).equals(key(method));
                 String first = (overload ? key(other.method()) : describe(other.method()))
                         + inheritance(other.bean(), other.method());
+                // One method that a class declares and its subclass inherits, both beans: the class may have become
+                // one only for its @Delayed method.
+                boolean declarerToo = key(other.method()).equals(key(method))
+                        && !Modifier.isAbstract(method.declaringClass().flags());
                 problems.add(problem("Queue '" + queue + "' already has a handler, " + first
                         + (overload ? " (this one is " + key(method) + ")" : "")
-                        + "; a queue has exactly one @Delayed method", bean, method));
+                        + "; a queue has exactly one @Delayed method"
+                        + (declarerToo ? ", and " + method.declaringClass().name() + " is a bean too: a class that"
+                                + " declares a @Delayed method is a bean of its own (a @Singleton when it has no scope"
+                                + " annotation), make it abstract to have only its subclasses run it" : ""),
+                        bean, method));
             }
         }
         if (Modifier.isPrivate(method.flags())) {
@@ -632,6 +652,10 @@ class DelayedJobsProcessor {
     private static boolean startsTransaction(AnnotationInstance transactional) {
         AnnotationValue type = transactional.value();
         return type == null || type.asEnum().equals("REQUIRED") || type.asEnum().equals("REQUIRES_NEW");
+    }
+
+    private static boolean interceptorOrDecorator(ClassInfo clazz) {
+        return clazz.hasDeclaredAnnotation(INTERCEPTOR) || clazz.hasDeclaredAnnotation(DECORATOR);
     }
 
     /** A nested class that is not static, a local or an anonymous class: one whose instances need an outer one. */
