@@ -82,8 +82,11 @@ class Redis:
 
 
 def script(name):
+    """common.lua and the operation's file, as the extension puts them together: a first line '#!...' stays first."""
     with open(os.path.join(SCRIPTS, 'common.lua'), 'rb') as common, open(os.path.join(SCRIPTS, name), 'rb') as own:
-        return common.read() + own.read()
+        text = own.read()
+        first = text.index(b'\n') + 1 if text.startswith(b'#!') else 0
+        return text[:first] + common.read() + text[first:]
 
 
 def keys(shard):

@@ -3,7 +3,8 @@
 
 It speaks RESP over a plain socket and does what the Redis protocol page of the docs (protocol.adoc) tells a producer
 in another language to do: read the queue's shard count, hash the job id to its shard with CRC-32, build the shard's
-nine keys, and run each script (common.lua followed by the operation's file) by its SHA-1 with EVALSHA, sending the
+nine keys, and run each script (common.lua followed by the operation's file, whose first line comes first when it
+starts with #!) by its SHA-1 with EVALSHA, sending the
 script text with EVAL when Redis answers NOSCRIPT. NonJavaProducerTest runs it against the queue of a Quarkus
 application.
 
@@ -79,14 +80,16 @@ class Connection:
 
 
 class Script:
-    """The bytes of common.lua followed by those of the operation's file: its SHA-1 is the one the Java side runs it
-    by."""
+    """The bytes of common.lua followed by those of the operation's file, but for the file's first line when it starts
+    with #! (it declares the script to Redis), which comes first: its SHA-1 is the one the Java side runs it by."""
 
     def __init__(self, directory, name):
-        self.text = b""
-        for part in ("common.lua", name):
-            with open(os.path.join(directory, part), "rb") as f:
-                self.text += f.read()
+        with open(os.path.join(directory, "common.lua"), "rb") as f:
+            common = f.read()
+        with open(os.path.join(directory, name), "rb") as f:
+            own = f.read()
+        first = own.index(b"\n") + 1 if own.startswith(b"#!") else 0
+        self.text = own[:first] + common + own[first:]
         self.name = name
         self.sha = hashlib.sha1(self.text).hexdigest()
 

@@ -10,8 +10,9 @@ import java.util.HexFormat;
 
 /**
  * The Lua scripts of the job protocol, one per operation: each is the text of {@value #COMMON} followed by the
- * operation's file, both read from beside this class; and the readiness probe, its file alone (its first line
- * declares it to Redis).
+ * operation's file, both read from beside this class, except for a first line of the file that declares the script to
+ * Redis ({@code #!lua flags=allow-oom}), which stays first; and the readiness probe, its file alone (its first line
+ * declares it to Redis too).
  */
 public enum Script {
     SCHEDULE("schedule.lua"),
@@ -42,7 +43,9 @@ public enum Script {
 
     Script(String file, boolean common) {
         this.file = file;
-        this.text = (common ? resource(COMMON) : "") + resource(file);
+        String own = resource(file);
+        int declaration = own.startsWith("#!") ? own.indexOf('\n') + 1 : 0;
+        this.text = common ? own.substring(0, declaration) + resource(COMMON) + own.substring(declaration) : own;
         try {
             this.sha = HexFormat.of()
                     .formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));

@@ -1,3 +1,5 @@
+#!lua flags=allow-oom
+-- Runs with maxmemory reached (see common.lua).
 -- Records successful deliveries: removes each job, or re-arms a recurring one at its next occurrence.
 -- A job whose fencing token is no longer the given one (cancelled, replaced or claimed again) is left alone.
 -- KEYS: the nine keys of the shard (see common.lua)

@@ -1,3 +1,5 @@
+#!lua flags=allow-oom
+-- Runs with maxmemory reached (see common.lua).
 -- Removes a pending, running or dead job. A running delivery of it can no longer ack, retry or renew it, and a job its
 -- worker claimed ahead of its due time is revoked (see common.lua): it does not start.
 -- KEYS: the nine keys of the job's shard (see common.lua)

@@ -1,3 +1,5 @@
+#!lua flags=allow-oom
+-- Runs with maxmemory reached (see common.lua).
 -- Claims due jobs of one or more shards of a queue; for each shard in turn, it first records the successful deliveries
 -- given for it (as ack.lua does), then claims: jobs whose lease ran out first (their worker died), then pending jobs
 -- due by this server's clock; and when it took every job due by now, jobs due within the shard's claim-ahead: those

@@ -1,4 +1,9 @@
--- The functions every script shares: each script is this file's text followed by the operation's own file.
+-- The functions every script shares: each script is this file's text followed by the operation's own file, whose
+-- first line, when it declares the script to Redis ('#!lua flags=allow-oom'), comes first. Those that claim, renew,
+-- end, move or drop jobs already stored declare 'allow-oom': they keep the memory level or free it, and Redis runs them
+-- with maxmemory reached. Without it, Redis refuses a script at its first write that may grow memory unless another
+-- write came first: claims went through and the renewals of their leases did not, so that running jobs were claimed
+-- again and ran several times at once. The scripts that store new jobs are refused then.
 -- KEYS: 1 due, 2 run, 3 jobs, 4 dead, 5 err, 6 seq, 7 cron, 8 ix, 9 claims (the keys of the shard; 'ix' names the
 --       prefix of the shard's index hashes 'ix:0' .. 'ix:255')
 --

@@ -1,3 +1,5 @@
+#!lua flags=allow-oom
+-- Runs with maxmemory reached (see common.lua).
 -- Hands back jobs a worker claimed but did not start (graceful shutdown): each is pending again at its due time,
 -- and the claim does not count as an attempt.
 -- KEYS: the nine keys of the shard (see common.lua)

@@ -1,3 +1,5 @@
+#!lua flags=allow-oom
+-- Runs with maxmemory reached (see common.lua).
 -- Extends the leases of the claims of running jobs whose fencing token is still current.
 -- KEYS: the nine keys of the shard (see common.lua)
 -- ARGV: 1 lease in ms, then pairs: job id, token

@@ -1,3 +1,5 @@
+#!lua flags=allow-oom
+-- Runs with maxmemory reached (see common.lua).
 -- Moves a dead letter back to the pending jobs, due now, with its attempts reset.
 -- KEYS: the nine keys of the job's shard (see common.lua)
 -- ARGV: 1 job id, 2 wake channel, 3 shard index

@@ -1,3 +1,5 @@
+#!lua flags=allow-oom
+-- Runs with maxmemory reached (see common.lua).
 -- Moves the due time of a pending job, or of one its worker claimed ahead of its due time and holds until then, due
 -- REVOKE_MARGIN_MS or more from now: that claim is revoked (see common.lua). Jobs whose handler may have started, or
 -- may start before the revocation reaches it, and dead ones, are not moved.

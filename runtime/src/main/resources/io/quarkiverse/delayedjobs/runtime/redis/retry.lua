@@ -1,3 +1,5 @@
+#!lua flags=allow-oom
+-- Runs with maxmemory reached (see common.lua).
 -- Records a failed delivery: the job is due again after the given delay, or moves to the dead letters when it had
 -- its last attempt or cannot be retried. Does nothing when the fencing token is no longer the given one.
 -- A recurring job is never dead-lettered: when it cannot be retried before its next occurrence, that occurrence is
