@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.jboss.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -67,7 +68,8 @@ class UnstartedWorkerTest {
                 .build().getConfigMapping(DelayedJobsRuntimeConfig.class);
         CountingStore store = new CountingStore(vertx, config);
         QueueWorker worker = new QueueWorker(new QueueKeys("unstarted", "q", SHARDS), QueueSettings.of(config, "q"),
-                store, null, vertx, dueTimer, Duration.ofSeconds(30), new OccurrencePlanner(1));
+                store, null, vertx, dueTimer, Duration.ofSeconds(30), new OccurrencePlanner(1),
+                new FailedCalls(Logger.getLogger(QueueWorker.class), "the calls of the queue workers"));
 
         worker.wakeAll();
         drain(worker);

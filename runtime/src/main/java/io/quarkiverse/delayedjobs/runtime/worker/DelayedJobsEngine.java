@@ -116,6 +116,7 @@ public class DelayedJobsEngine {
             }
         }
         OccurrencePlanner planner = new OccurrencePlanner(config.catchUpLimit());
+        FailedCalls failedCalls = new FailedCalls(Logger.getLogger(QueueWorker.class), "the calls of the queue workers");
         dueTimer = new DueTimer();
         Map<String, QueueWorker> byChannel = new HashMap<>();
         List<StartedWorker> views = new ArrayList<>();
@@ -123,7 +124,8 @@ public class DelayedJobsEngine {
             HandlerDefinition handler = registry.handlers().get(i);
             QueueKeys keys = queues.get(i);
             QueueWorker worker = new QueueWorker(keys, QueueSettings.of(config, handler.queue()), store,
-                    new HandlerDispatcher(handler, codec, listener, tracing), vertx, dueTimer, config.pollInterval(), planner);
+                    new HandlerDispatcher(handler, codec, listener, tracing), vertx, dueTimer, config.pollInterval(), planner,
+                    failedCalls);
             workers.add(worker);
             views.add(new StartedWorker(keys.queue(), worker.context(), worker::stopped));
             byChannel.put(keys.wakeChannel(), worker);

@@ -170,9 +170,9 @@ final class QueueWorker {
     private int writesUnderWay;
 
     QueueWorker(QueueKeys keys, QueueSettings settings, JobStore store, HandlerDispatcher dispatcher, Vertx vertx,
-            DueTimer dueTimer, Duration pollInterval, OccurrencePlanner planner) {
+            DueTimer dueTimer, Duration pollInterval, OccurrencePlanner planner, FailedCalls failedCalls) {
         this.keys = keys;
-        this.failedCalls = new FailedCalls(LOG, "the calls of queue " + keys.queue());
+        this.failedCalls = failedCalls;
         this.settings = settings;
         this.store = store;
         this.dispatcher = dispatcher;
@@ -471,6 +471,11 @@ final class QueueWorker {
         round.add(new ClaimRequest(shard, limit, aheadMs, ahead, takeAcks(shard)));
     }
 
+    /** A shard in the failed calls the workers share: its first key, one for each queue and shard. */
+    private Object part(int shard) {
+        return keys.shard(shard).get(0);
+    }
+
     private void claimAnswered(ClaimRequest request, long sentAt, long sentNanos, AsyncResult<ClaimBatch> ar) {
         int shard = request.shard();
         claimRoundTripMs = average(claimRoundTripMs, (System.nanoTime() - sentNanos) / 1e6);
@@ -480,13 +485,14 @@ final class QueueWorker {
         aheadReserved -= request.aheadLimit();
         Set<String> revoked = revokedDuringClaim.remove(shard);
         if (ar.failed()) {
-            failedCalls.failed(shard, ar.cause(), "Claiming due jobs of queue " + keys.queue() + " failed; trying again in "
-                    + REDIS_FAILURE_PAUSE_MS + " ms");
+            failedCalls.failed(part(shard), ar.cause(),
+                    "Claiming due jobs of queue " + keys.queue() + " failed; trying again in "
+                            + REDIS_FAILURE_PAUSE_MS + " ms");
             request.acks().forEach(ack -> ackAgain(shard, ack));
             nextDue[shard] = redisNow() + REDIS_FAILURE_PAUSE_MS;
             wokenDuringClaim[shard] = NOTHING;
         } else {
-            failedCalls.succeeded(shard);
+            failedCalls.succeeded(part(shard));
             acksUnwritten -= request.acks().size(); // written with the claim
             // The claim's lease, counted from when it was sent: it ends no earlier in Redis.
             long leaseEndNanos = sentNanos + (request.aheadMs() + settings.lease().toMillis()) * 1_000_000;
@@ -905,7 +911,7 @@ final class QueueWorker {
         writesUnderWay++;
         write.onComplete(ar -> context.runOnContext(v -> {
             if (ar.succeeded()) {
-                failedCalls.succeeded(shard);
+                failedCalls.succeeded(part(shard));
                 taken.accept(ar.result());
                 writesUnderWay--;
                 checkDrained();
@@ -916,7 +922,8 @@ final class QueueWorker {
                 writesUnderWay--;
                 return;
             }
-            failedCalls.failed(shard, ar.cause(), "Could not " + what + "; trying again in " + REDIS_FAILURE_PAUSE_MS + " ms");
+            failedCalls.failed(part(shard), ar.cause(),
+                    "Could not " + what + "; trying again in " + REDIS_FAILURE_PAUSE_MS + " ms");
             vertx.setTimer(REDIS_FAILURE_PAUSE_MS, id -> {
                 writesUnderWay--;
                 if (!abandoned) {
@@ -1022,10 +1029,10 @@ final class QueueWorker {
         long leaseEndNanos = System.nanoTime() + settings.lease().toNanos();
         store.renew(keys, shard, claims, settings.lease()).onComplete(ar -> context.runOnContext(v -> {
             if (ar.failed()) {
-                failedCalls.failed(shard, ar.cause(), "Could not renew the leases of queue " + keys.queue());
+                failedCalls.failed(part(shard), ar.cause(), "Could not renew the leases of queue " + keys.queue());
                 return;
             }
-            failedCalls.succeeded(shard);
+            failedCalls.succeeded(part(shard));
             Set<String> lost = new HashSet<>(ar.result());
             for (Delivery d : deliveries) {
                 if (lost.contains(d.token())) {
