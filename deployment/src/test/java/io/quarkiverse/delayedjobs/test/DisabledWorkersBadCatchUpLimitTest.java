@@ -19,7 +19,7 @@ public class DisabledWorkersBadCatchUpLimitTest {
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "disabled-bad-catch-up")
             .overrideConfigKey("quarkus.delayed-jobs.enabled", "false")
             .overrideConfigKey("quarkus.delayed-jobs.catch-up-limit", "0")
-            .assertException(refusedWith("quarkus.delayed-jobs.catch-up-limit must be at least 1, was 0"));
+            .assertException(refusedWith("quarkus.delayed-jobs.catch-up-limit must be 1 to 1000, was 0"));
 
     static class Eager {
         @Delayed("eager")

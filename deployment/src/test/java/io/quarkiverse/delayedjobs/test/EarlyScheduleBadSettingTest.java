@@ -32,7 +32,7 @@ public class EarlyScheduleBadSettingTest {
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", PREFIX)
             .overrideConfigKey("quarkus.delayed-jobs.catch-up-limit", "0")
             .assertException(e -> {
-                StartupRefusal.refusedWith("quarkus.delayed-jobs.catch-up-limit must be at least 1, was 0").accept(e);
+                StartupRefusal.refusedWith("quarkus.delayed-jobs.catch-up-limit must be 1 to 1000, was 0").accept(e);
                 assertEquals("*0", RedisTestServer.command(RedisTestServer.sharedUrl(), "KEYS", PREFIX + ":*"),
                         "keys written before the refusal");
             });

@@ -46,8 +46,10 @@ public final class ConfigCheck {
             throw refused(PREFIX + "max-payload-size", "must be at least 1 byte, was " + config.maxPayloadSize().asLongValue());
         }
         // Those of the workers and events too, in a producer-only instance as well: one configuration serves both.
-        if (config.catchUpLimit() < 1) {
-            throw refused(PREFIX + "catch-up-limit", "must be at least 1, was " + config.catchUpLimit());
+        // Each claim of a missed occurrence looks that many occurrences back, on the worker's event loop: 10,000
+        // took 160-285 ms a claim in a trial, 100 (the default) 14-26 ms.
+        if (config.catchUpLimit() < 1 || config.catchUpLimit() > 1000) {
+            throw refused(PREFIX + "catch-up-limit", "must be 1 to 1000, was " + config.catchUpLimit());
         }
         if (config.observerThreads() < 1) {
             throw refused(PREFIX + "observer-threads", "must be at least 1, was " + config.observerThreads());

@@ -83,7 +83,7 @@ public interface DelayedJobsRuntimeConfig {
 
     /**
      * The most missed occurrences a recurring job with the {@code CATCH_UP} misfire policy runs after a downtime: the
-     * most recent ones. At least 1.
+     * most recent ones. 1 to 1000: each claim of a missed occurrence looks that many occurrences back.
      */
     @WithDefault("100")
     int catchUpLimit();

@@ -144,6 +144,31 @@ public final class CronSchedule {
                     // and drops the other days of a W list.
                     throw new IllegalArgumentException("L and W in the day of month cannot be in a list with other days");
                 }
+                String dayOfMonth = field[3].toUpperCase(Locale.ROOT);
+                String dayOfWeek = field[5].toUpperCase(Locale.ROOT);
+                // Shapes the cron library reads wrongly ('15L' as 'L') or refuses with a message of its own that
+                // names no rule; Quartz refuses the first three too.
+                if (dayOfMonth.matches("\\d+L")) {
+                    throw new IllegalArgumentException("L in the day of month stands alone, as L-n or as LW, was '"
+                            + field[3] + "'");
+                }
+                if (dayOfWeek.contains(",") && (dayOfWeek.contains("L") || dayOfWeek.contains("#"))) {
+                    // The cron library fires on any of the list's days; Quartz refuses such lists.
+                    throw new IllegalArgumentException("DL and D#n in the day of week cannot be in a list with other"
+                            + " days, was '" + field[5] + "'");
+                }
+                if (dayOfWeek.matches(".*L.+")) {
+                    throw new IllegalArgumentException("L in the day of week ends it (DL, the last D of the month),"
+                            + " was '" + field[5] + "'");
+                }
+                if (dayOfMonth.matches("L-\\d+W")) {
+                    throw new IllegalArgumentException("the nearest weekday W cannot be counted from the last day"
+                            + " (L-nW), was '" + field[3] + "'");
+                }
+                if (dayOfMonth.matches("[^,]*-L")) {
+                    throw new IllegalArgumentException("a range in the day of month cannot end on L, was '" + field[3]
+                            + "'");
+                }
                 // Quartz's 'L-0' (the last day, none before it), whose 0 the cron library's range check refuses.
                 String quartzForm = expression;
                 if (field[3].equalsIgnoreCase("L-0")) {

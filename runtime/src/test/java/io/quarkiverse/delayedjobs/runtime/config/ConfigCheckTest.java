@@ -38,6 +38,14 @@ class ConfigCheckTest {
         assertEquals(Set.of("quarkus.delayed-jobs.poll-interval"), e.getConfigKeys());
     }
 
+    /** Each claim of a missed occurrence looks that many occurrences back, on an event loop. */
+    @Test
+    void theCatchUpLimitHasAnUpperBound() {
+        assertEquals("quarkus.delayed-jobs.catch-up-limit must be 1 to 1000, was 1001",
+                refused(Map.of("quarkus.delayed-jobs.catch-up-limit", "1001")).getMessage());
+        assertDoesNotThrow(() -> ConfigCheck.check(config(Map.of("quarkus.delayed-jobs.catch-up-limit", "1000"))));
+    }
+
     @Test
     void aQueueOverrideOutOfItsRangeNamesTheQueuesKey() {
         ConfigurationException e = refused(Map.of("quarkus.delayed-jobs.queues.\"billing\".batch-size", "0"));

@@ -129,10 +129,10 @@ class CronScheduleTest {
     /** Quartz accepts L-nW; the cron library cannot compute it, so it is refused rather than read wrongly. */
     @Test
     void aNearestWeekdayCountedFromTheEndIsRefused() {
-        assertTrue(assertThrows(IllegalArgumentException.class,
-                () -> CronSchedule.of("0 0 12 L-5W * ?", "UTC", MisfirePolicy.FIRE_ONCE)).getMessage()
-                .startsWith("cron must be a valid Unix 5-field or Quartz 6/7-field expression, '0 0 12 L-5W * ?' is"
-                        + " not"));
+        assertEquals("cron must be a valid Unix 5-field or Quartz 6/7-field expression, '0 0 12 L-5W * ?' is not: the"
+                + " nearest weekday W cannot be counted from the last day (L-nW), was 'L-5W'",
+                assertThrows(IllegalArgumentException.class,
+                        () -> CronSchedule.of("0 0 12 L-5W * ?", "UTC", MisfirePolicy.FIRE_ONCE)).getMessage());
         assertEquals(Optional.of(at("2026-01-26T12:00Z")), CronSchedule.of("0 0 12 L-5 * ?", "UTC",
                 MisfirePolicy.FIRE_ONCE).next(at("2026-01-01T00:00Z")));
     }
@@ -300,6 +300,27 @@ class CronScheduleTest {
                         "2026-02-09T13:00Z"));
     }
 
+    /** The cron library read '15L' as 'L', and fired any day of a list such as '2L,6'; Quartz refuses them. */
+    @Test
+    void shapesQuartzRefusesAreRefusedWithTheRule() {
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> CronSchedule.of("0 0 0 15L * ?", "UTC", MisfirePolicy.SKIP));
+        assertEquals("cron must be a valid Unix 5-field or Quartz 6/7-field expression, '0 0 0 15L * ?' is not: L in"
+                + " the day of month stands alone, as L-n or as LW, was '15L'", bad.getMessage());
+        for (String days : new String[] { "2L,6", "6,2L", "2#1,6#3", "MON#1,FRI" }) {
+            String cron = "0 0 0 ? * " + days;
+            bad = assertThrows(IllegalArgumentException.class, () -> CronSchedule.of(cron, "UTC", MisfirePolicy.SKIP),
+                    cron);
+            assertEquals("cron must be a valid Unix 5-field or Quartz 6/7-field expression, '" + cron + "' is not: DL"
+                    + " and D#n in the day of week cannot be in a list with other days, was '" + days + "'",
+                    bad.getMessage());
+        }
+        assertEquals(Optional.of(at("2026-11-30T00:00Z")),
+                CronSchedule.of("0 0 0 ? * 2L", "UTC", MisfirePolicy.SKIP).next(at("2026-11-26T00:00Z")));
+        assertEquals(Optional.of(at("2026-11-30T00:00Z")),
+                CronSchedule.of("0 0 0 L * ?", "UTC", MisfirePolicy.SKIP).next(at("2026-11-26T00:00Z")));
+    }
+
     @Test
     void lastAndNearestWeekdayDaysOfMonthInAListAreRefused() {
         for (String cron : new String[] { "0 0 12 15,L * ?", "0 0 12 L,15 * ?", "0 0 12 LW,15 * ?",
@@ -315,8 +336,12 @@ class CronScheduleTest {
     void expressionsTheLibraryParsesButCannotComputeAreRefusedWithTheRule() {
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
                 () -> CronSchedule.of("0 0 12 1-L * ?", "UTC", MisfirePolicy.SKIP));
-        assertTrue(bad.getMessage().startsWith("cron must be a valid Unix 5-field or Quartz 6/7-field expression,"
-                + " '0 0 12 1-L * ?' is not: "), bad.getMessage());
+        assertEquals("cron must be a valid Unix 5-field or Quartz 6/7-field expression, '0 0 12 1-L * ?' is not: a"
+                + " range in the day of month cannot end on L, was '1-L'", bad.getMessage());
+        bad = assertThrows(IllegalArgumentException.class,
+                () -> CronSchedule.of("0 0 0 ? * 6L-2", "UTC", MisfirePolicy.SKIP));
+        assertEquals("cron must be a valid Unix 5-field or Quartz 6/7-field expression, '0 0 0 ? * 6L-2' is not: L"
+                + " in the day of week ends it (DL, the last D of the month), was '6L-2'", bad.getMessage());
         for (String cron : new String[] { "0 0 12 ? * 6#6", "0 0 12 ? * 6#0", "0 0 12 ? * 2#2,6#9" }) {
             bad = assertThrows(IllegalArgumentException.class, () -> CronSchedule.of(cron, "UTC", MisfirePolicy.SKIP),
                     cron);
