@@ -2,6 +2,7 @@ package io.quarkiverse.delayedjobs.runtime.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.ExecutionException;
@@ -55,6 +56,31 @@ class SharedConnectionTest {
         // A call made now goes out on the new connection once it opens, after the one that timed out would have.
         assertEquals("OK", answer(connection.send("k", Request.cmd(Command.SET).arg("after").arg("1"))).toString());
         assertNull(answer(connection.send("k", Request.cmd(Command.GET).arg("while-opening"))));
+        connection.closeNow();
+    }
+
+    /**
+     * A call that fails because another one on its connection timed out says so: it did not wait the whole timeout
+     * itself (a pressure trial saw "did not answer within 10000 ms" after 5 s).
+     */
+    @Test
+    void aCallFailedByAnotherCallsTimeoutSaysSo() throws Exception {
+        SharedConnection connection = new SharedConnection(() -> new RedisOptions().setConnectionString(URL), vertx,
+                1000, () -> {
+                });
+        assertEquals("PONG", answer(connection.send("k", Request.cmd(Command.PING))).toString());
+        RedisTestServer.freeze(URL);
+        try {
+            Future<Response> first = connection.send("k", Request.cmd(Command.PING));
+            Future<Response> second = vertx.timer(300).compose(t -> connection.send("k", Request.cmd(Command.PING)));
+            assertTimedOut(first);
+            ExecutionException e = assertThrows(ExecutionException.class, () -> answer(second));
+            assertEquals("Redis did not answer another call within 1000 ms on the connection this call was on, which"
+                    + " was closed", e.getCause().getMessage());
+            assertTrue(e.getCause() instanceof TimeoutException, "cause: " + e.getCause());
+        } finally {
+            RedisTestServer.thaw(URL);
+        }
         connection.closeNow();
     }
 

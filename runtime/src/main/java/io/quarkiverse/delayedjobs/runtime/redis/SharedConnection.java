@@ -49,8 +49,11 @@ final class SharedConnection implements StoreConnection {
         final Future<RedisConnection> connection;
         /** On Sentinel, the announced master it was opened to; null when Sentinel named it. */
         final String announcedMaster;
-        /** A call on it went unanswered: the calls still on it fail the same way, not as a closed connection. */
-        volatile boolean unanswered;
+        /**
+         * Set when a call on it went unanswered, or it did not open in time: the failure of the calls still on it,
+         * a timeout as well, not a closed connection, saying why it came sooner than their own would have.
+         */
+        volatile TimeoutException unanswered;
         /** The most calls the connection holds unanswered: its client fails the next ones. */
         private final int room;
         /** Where the calls that waited for room go, one after the other, in the order they were made. */
@@ -259,7 +262,8 @@ final class SharedConnection implements StoreConnection {
                     // The answers still due on this connection would no longer match their calls: it goes, before
                     // the caller hears of it and calls again. (A connection still opening has its own deadline: it
                     // takes several round trips.)
-                    link.unanswered = true;
+                    link.unanswered = new TimeoutException("Redis did not answer another call within " + timeoutMs
+                            + " ms on the connection this call was on, which was closed");
                     drop(link);
                 }
                 answer.tryFail(unanswered());
@@ -284,7 +288,7 @@ final class SharedConnection implements StoreConnection {
                             if (closedUnderneath(ar.cause())) {
                                 drop(link);
                             }
-                            answer.tryFail(link.unanswered ? unanswered() : ar.cause());
+                            answer.tryFail(link.unanswered != null ? link.unanswered : ar.cause());
                         }
                         link.ended();
                     });
@@ -326,7 +330,8 @@ final class SharedConnection implements StoreConnection {
                 context);
         current = link;
         long deadline = vertx.setTimer(CONNECT_TIMEOUTS * timeoutMs, id -> {
-            link.unanswered = true;
+            link.unanswered = new TimeoutException("Redis did not open a connection within " + CONNECT_TIMEOUTS
+                    * timeoutMs + " ms");
             drop(link); // its connect fails, and with it the calls waiting for it
         });
         // Opened from the context, so that the connection lives on its event loop.
