@@ -22,6 +22,7 @@ final class Delivery implements JobContext {
     private final Claimed job;
     private final AtomicInteger state = new AtomicInteger(CLAIMED);
     private volatile boolean leaseLost;
+    private volatile boolean endedByProducer;
     private volatile long startedNanos;
     /**
      * The earliest its lease may end in Redis ({@link System#nanoTime()}), by the claim or the renewal answered last.
@@ -94,6 +95,19 @@ final class Delivery implements JobContext {
 
     void loseLease() {
         leaseLost = true;
+    }
+
+    /**
+     * A producer cancelled or replaced the job while its handler ran (the scripts tell at once on the wake channel):
+     * the lease is lost, and nothing of this delivery is to be written.
+     */
+    void endByProducer() {
+        endedByProducer = true;
+        leaseLost = true;
+    }
+
+    boolean endedByProducer() {
+        return endedByProducer;
     }
 
     /** No renewal is sent any more ({@code shutdown-timeout} passed): {@link #leaseLost()} tells once it ended. */

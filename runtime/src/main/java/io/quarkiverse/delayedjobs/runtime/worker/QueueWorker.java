@@ -653,7 +653,11 @@ final class QueueWorker {
                 }
                 return;
             }
-            dropUnstarted(delivery, "was ended by a producer");
+            if (!dropUnstarted(delivery, "was ended by a producer")) {
+                // Started: its handler learns it now rather than at the next renewal, and a success is not taken
+                // for one (trials saw JobSucceeded, and the succeeded counter, for jobs cancelled while they ran).
+                delivery.endByProducer();
+            }
         });
     }
 
@@ -707,6 +711,19 @@ final class QueueWorker {
             return;
         }
         meanHandlerMs = average(meanHandlerMs, handlerMs);
+        if (delivery.endedByProducer()) {
+            // Its job is gone, or another one now: nothing to write (its token would fence it anyway), no retry.
+            if (failure == null) {
+                LOG.debugf("%s was cancelled or replaced by a producer while it ran: its success is not recorded",
+                        delivery);
+            } else {
+                LOG.warnf("%s failed, and is not retried: a producer cancelled or replaced its job while it ran: %s",
+                        delivery, Causes.message(failure));
+            }
+            dispatcher.listener().failed(delivery, (long) (handlerMs * 1e6),
+                    failure != null ? failure : new LostLeaseSuccess(ENDED_BY_PRODUCER));
+            return;
+        }
         if (failure == null && delivery.leaseLost()) {
             // The handler was told its outcome may not be recorded, and may have stopped early on it: its success
             // does not remove the job, which runs again, as after a failure (fenced: a job another delivery now
@@ -745,9 +762,16 @@ final class QueueWorker {
     /** What a handler that returned normally after its delivery lost its lease is taken to have done. */
     private static final class LostLeaseSuccess extends IllegalStateException {
         LostLeaseSuccess() {
-            super("the delivery lost its lease while it ran (JobContext.leaseLost()): its success is not recorded");
+            this("the delivery lost its lease while it ran (JobContext.leaseLost()): its success is not recorded");
+        }
+
+        LostLeaseSuccess(String message) {
+            super(message);
         }
     }
+
+    private static final String ENDED_BY_PRODUCER = "a producer cancelled or replaced the job while its handler ran"
+            + " (JobContext.leaseLost()): its success is not recorded";
 
     /**
      * Writes the failure of a delivery: a retry, or a move to the dead letters (at once when {@code deadAtOnce}).
