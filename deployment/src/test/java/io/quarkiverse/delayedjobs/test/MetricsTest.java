@@ -9,6 +9,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -42,7 +44,9 @@ public class MetricsTest {
             .overrideConfigKey("quarkus.redis.hosts", RedisTestServer.sharedUrl())
             .overrideConfigKey("quarkus.delayed-jobs.key-prefix", "metrics")
             .overrideConfigKey("quarkus.delayed-jobs.queues.metered-failing.max-attempts", "2")
-            .overrideConfigKey("quarkus.delayed-jobs.queues.metered-failing.backoff.initial", "100ms");
+            .overrideConfigKey("quarkus.delayed-jobs.queues.metered-failing.backoff.initial", "100ms")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.metered-held.concurrency", "1")
+            .overrideConfigKey("quarkus.delayed-jobs.queues.metered-held.claim-ahead", "0s");
 
     static class Handlers {
         @Delayed("metered-fine")
@@ -52,6 +56,15 @@ public class MetricsTest {
         @Delayed("metered-failing")
         void failing() {
             throw new IllegalStateException("downstream unavailable");
+        }
+
+        static final CountDownLatch heldStarted = new CountDownLatch(1);
+        static final CountDownLatch release = new CountDownLatch(1);
+
+        @Delayed("metered-held")
+        void held() throws InterruptedException {
+            heldStarted.countDown();
+            assertTrue(release.await(30, TimeUnit.SECONDS));
         }
     }
 
@@ -158,6 +171,23 @@ public class MetricsTest {
     private double redisCompleted(String clientName) {
         return Search.in(registry).name("redis.completed").tag("clientName", clientName).counters().stream()
                 .mapToDouble(Counter::count).sum();
+    }
+
+    /** The lag of a queue whose one handler slot is taken while a job is due: it grows, in seconds. */
+    @Test
+    void theLagGaugeShowsHowLongTheEarliestDueJobWaited() throws Exception {
+        assertEquals(0, gauge("delayed.jobs.lag", "metered-held"));
+        scheduler.schedule("metered-held", "blocker", null, Duration.ZERO);
+        try {
+            assertTrue(Handlers.heldStarted.await(10, TimeUnit.SECONDS));
+            scheduler.schedule("metered-held", "waiting", null, Duration.ZERO);
+            await().atMost(Duration.ofSeconds(10)).until(() -> gauge("delayed.jobs.lag", "metered-held") >= 1.5);
+            assertEquals("seconds", registry.get("delayed.jobs.lag").tag("queue", "metered-held").gauge().getId()
+                    .getBaseUnit());
+        } finally {
+            Handlers.release.countDown();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> gauge("delayed.jobs.lag", "metered-held") == 0);
     }
 
     @Test

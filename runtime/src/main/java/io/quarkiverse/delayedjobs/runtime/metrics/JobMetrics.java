@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 
 import jakarta.inject.Singleton;
@@ -154,11 +155,12 @@ public class JobMetrics implements JobListener {
             Tags tags = Tags.of("queue", queue);
             started = counter("delayed.jobs.started", "Deliveries handed to a handler", tags);
             succeeded = counter("delayed.jobs.succeeded", "Deliveries whose handler succeeded", tags);
-            failed = counter("delayed.jobs.failed", "Deliveries whose handler failed", tags);
+            failed = counter("delayed.jobs.failed",
+                    "Deliveries whose handler failed, or whose success was not recorded (lease lost)", tags);
             retried = counter("delayed.jobs.retried", "Failed deliveries whose job is due again after a backoff",
                     tags);
             deadLettered = counter("delayed.jobs.dead.lettered",
-                    "Failed deliveries whose job went to the dead letters", tags);
+                    "Jobs moved to the dead letters: failed last attempts, and leases run out on a last attempt", tags);
             lateness = timer("delayed.jobs.lateness",
                     "How long after its due time the first delivery of a job started", tags);
             duration = timer("delayed.jobs.duration", "How long handlers ran", tags);
@@ -172,13 +174,20 @@ public class JobMetrics implements JobListener {
         gauge("delayed.jobs.running", "Jobs claimed by a worker, in the whole queue", queue, reading,
                 QueueStats::running);
         gauge("delayed.jobs.dead", "Dead letters of the queue", queue, reading, QueueStats::dead);
+        gauge("delayed.jobs.lag", "How long the queue's earliest due job has waited past its due time", queue,
+                reading, stats -> stats.lag().toNanos() / 1e9, "seconds");
     }
 
     private void gauge(String name, String description, String queue, StatsReading reading,
             ToLongFunction<QueueStats> figure) {
+        gauge(name, description, queue, reading, figure::applyAsLong, null);
+    }
+
+    private void gauge(String name, String description, String queue, StatsReading reading,
+            ToDoubleFunction<QueueStats> figure, String baseUnit) {
         try {
             Gauge.builder(name, reading, r -> r.value(figure)).description(description).tag("queue", queue)
-                    .strongReference(true).register(registry);
+                    .baseUnit(baseUnit).strongReference(true).register(registry);
         } catch (RuntimeException e) {
             // A meter of the application with this name and another type, say: the jobs run all the same.
             refused(name, Tags.of("queue", queue), e);
@@ -222,13 +231,23 @@ public class JobMetrics implements JobListener {
             this.queue = queue;
         }
 
-        double value(ToLongFunction<QueueStats> figure) {
+        double value(ToDoubleFunction<QueueStats> figure) {
             if (stale()) {
                 readStaleFigures();
             }
             awaitPending();
             Figures figures = last;
-            return figures == null || figures.stats() == null ? Double.NaN : figure.applyAsLong(figures.stats());
+            return figures == null || figures.stats() == null || overdue() ? Double.NaN
+                    : figure.applyAsDouble(figures.stats());
+        }
+
+        /**
+         * A reading still under way past its deadline: Redis is slow to answer, or does not (a frozen process), and
+         * the figures of before would look current for as long as {@code redis-timeout}.
+         */
+        private boolean overdue() {
+            Pending reading = pending.get();
+            return reading != null && System.nanoTime() - reading.deadlineNanos() >= 0;
         }
 
         /** Neither fresh nor being read. */
