@@ -1,6 +1,8 @@
 package io.quarkiverse.delayedjobs.test;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -10,9 +12,12 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkiverse.delayedjobs.Delayed;
+import io.quarkiverse.delayedjobs.DelayedJobsException;
+import io.quarkiverse.delayedjobs.DelayedScheduler;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
@@ -68,6 +73,35 @@ public class MetricsScriptsDeniedTest {
         long seconds = (System.nanoTime() - start) / 1_000_000_000;
         long refused = RedisTestServer.rejectedCalls(url, "eval|evalsha") - before;
         assertTrue(refused <= 1 + seconds, reads + " gauge reads in " + seconds + " s sent " + refused + " calls");
+    }
+
+    @Inject
+    DelayedScheduler scheduler;
+
+    /** A schedule call that Redis refuses counts with the result {@code failed}, so that producers can be alerted on. */
+    @Test
+    void aRefusedScheduleCountsAsFailed() {
+        String url = RedisTestServer.sharedUrl("metrics-acl");
+        RedisTestServer.command(url, "ACL", "SETUSER", USER, "+evalsha", "+eval");
+        scheduler.schedule(QUEUE, "taken", null, Duration.ofHours(1));
+        Counter failed = registry.get("delayed.jobs.scheduled").tags("queue", QUEUE, "result", "failed").counter();
+        Counter created = registry.get("delayed.jobs.scheduled").tags("queue", QUEUE, "result", "created").counter();
+        double before = failed.count();
+        double createdBefore = created.count();
+        RedisTestServer.command(url, "ACL", "SETUSER", USER, "-evalsha", "-eval");
+        try {
+            assertThrows(DelayedJobsException.class,
+                    () -> scheduler.schedule(QUEUE, "refused", null, Duration.ofHours(1)));
+            assertEquals(before + 1, failed.count());
+            assertEquals(createdBefore, created.count());
+            // Refused before anything is sent: not a call that failed.
+            assertThrows(IllegalArgumentException.class, () -> scheduler.schedule(QUEUE, "", null, Duration.ofHours(1)));
+            assertEquals(before + 1, failed.count());
+        } finally {
+            // The other tests read the queue's figures: empty.
+            RedisTestServer.command(url, "ACL", "SETUSER", USER, "+evalsha", "+eval");
+            scheduler.cancel(QUEUE, "taken");
+        }
     }
 
     @Test

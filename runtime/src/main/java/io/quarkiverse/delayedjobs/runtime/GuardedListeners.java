@@ -53,6 +53,19 @@ public final class GuardedListeners implements JobListener {
     }
 
     @Override
+    public void scheduleFailed(String queue) {
+        for (int i = 0; i < all.length; i++) {
+            try {
+                all[i].scheduleFailed(queue);
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (Throwable e) {
+                failed(i, e);
+            }
+        }
+    }
+
+    @Override
     public void started(JobContext job, long latenessMs) {
         for (int i = 0; i < all.length; i++) {
             try {

@@ -14,6 +14,10 @@ public interface JobListener {
     default void scheduled(String queue, ScheduleResult result) {
     }
 
+    /** A {@code schedule} call whose arguments were taken failed: Redis did not answer, or refused it. */
+    default void scheduleFailed(String queue) {
+    }
+
     /** A handler is about to run this delivery, {@code latenessMs} after its due time by this instance's clock. */
     default void started(JobContext job, long latenessMs) {
     }

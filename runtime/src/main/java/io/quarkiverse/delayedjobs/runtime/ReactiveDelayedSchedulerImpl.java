@@ -66,7 +66,7 @@ public class ReactiveDelayedSchedulerImpl implements ReactiveDelayedScheduler {
             stored = store.schedule(queue, id, json, dueOrDelayMs, relative, onConflict).map(scheduled -> {
                 listener.scheduled(queue, scheduled.result());
                 return scheduled.result();
-            });
+            }).onFailure(e -> listener.scheduleFailed(queue));
         } catch (RuntimeException e) {
             span.end(e);
             throw e;

@@ -49,6 +49,8 @@ public class JobMetrics implements JobListener {
      * a producer to many queues gets no delivery meters of queues it does not run.
      */
     private final ConcurrentMap<String, Counter[]> scheduled = new ConcurrentHashMap<>();
+    /** The index of the failed calls among a queue's schedule counters, after one per {@link ScheduleResult}. */
+    private static final int FAILED = ScheduleResult.values().length;
     private final ConcurrentMap<String, QueueMeters> queues = new ConcurrentHashMap<>();
     /** The figures behind the gauges, one per queue with a handler here. */
     private final List<StatsReading> readings;
@@ -64,6 +66,11 @@ public class JobMetrics implements JobListener {
     @Override
     public void scheduled(String queue, ScheduleResult result) {
         scheduled.computeIfAbsent(queue, this::scheduleCounters)[result.ordinal()].increment();
+    }
+
+    @Override
+    public void scheduleFailed(String queue) {
+        scheduled.computeIfAbsent(queue, this::scheduleCounters)[FAILED].increment();
     }
 
     @Override
@@ -105,13 +112,19 @@ public class JobMetrics implements JobListener {
         return queues.computeIfAbsent(queue, QueueMeters::new);
     }
 
+    /** The counters of a queue's {@code schedule} calls: one per result, then the failed calls. */
     private Counter[] scheduleCounters(String queue) {
-        Counter[] counters = new Counter[ScheduleResult.values().length];
+        Counter[] counters = new Counter[FAILED + 1];
         for (ScheduleResult result : ScheduleResult.values()) {
-            counters[result.ordinal()] = counter("delayed.jobs.scheduled", "Schedule calls, by their result",
-                    Tags.of("queue", queue, "result", result.name().toLowerCase(Locale.ROOT)));
+            counters[result.ordinal()] = scheduleCounter(queue, result.name().toLowerCase(Locale.ROOT));
         }
+        counters[FAILED] = scheduleCounter(queue, "failed");
         return counters;
+    }
+
+    private Counter scheduleCounter(String queue, String result) {
+        return counter("delayed.jobs.scheduled", "Schedule calls, by their result", Tags.of("queue", queue, "result",
+                result));
     }
 
     /**
