@@ -139,13 +139,13 @@ public final class CronSchedule {
                         throw new IllegalArgumentException("the n of a day of week D#n must be 1 to 5, was " + n);
                     }
                 }
-                if (field[3].contains(",") && field[3].toUpperCase(Locale.ROOT).matches(".*[LW].*")) {
+                String dayOfMonth = field[3].toUpperCase(Locale.ROOT);
+                String dayOfWeek = field[5].toUpperCase(Locale.ROOT);
+                if (dayOfMonth.contains(",") && dayOfMonth.matches(".*[LW].*")) {
                     // The cron library would keep the plain days of the list and drop the others; Quartz refuses L in a list,
                     // and drops the other days of a W list.
                     throw new IllegalArgumentException("L and W in the day of month cannot be in a list with other days");
                 }
-                String dayOfMonth = field[3].toUpperCase(Locale.ROOT);
-                String dayOfWeek = field[5].toUpperCase(Locale.ROOT);
                 // Shapes the cron library reads wrongly ('15L' as 'L') or refuses with a message of its own that
                 // names no rule; Quartz refuses the first three too.
                 if (dayOfMonth.matches("\\d+L")) {

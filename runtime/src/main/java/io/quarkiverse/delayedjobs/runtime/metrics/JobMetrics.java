@@ -7,7 +7,6 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.ToDoubleFunction;
-import java.util.function.ToLongFunction;
 
 import jakarta.inject.Singleton;
 
@@ -183,17 +182,12 @@ public class JobMetrics implements JobListener {
     private void registerGauges(StatsReading reading) {
         String queue = reading.queue;
         gauge("delayed.jobs.pending", "Jobs waiting for their due time or a worker, in the whole queue", queue,
-                reading, QueueStats::pending);
+                reading, QueueStats::pending, null);
         gauge("delayed.jobs.running", "Jobs claimed by a worker, in the whole queue", queue, reading,
-                QueueStats::running);
-        gauge("delayed.jobs.dead", "Dead letters of the queue", queue, reading, QueueStats::dead);
+                QueueStats::running, null);
+        gauge("delayed.jobs.dead", "Dead letters of the queue", queue, reading, QueueStats::dead, null);
         gauge("delayed.jobs.lag", "How long the queue's earliest due job has waited past its due time", queue,
                 reading, stats -> stats.lag().toNanos() / 1e9, "seconds");
-    }
-
-    private void gauge(String name, String description, String queue, StatsReading reading,
-            ToLongFunction<QueueStats> figure) {
-        gauge(name, description, queue, reading, figure::applyAsLong, null);
     }
 
     private void gauge(String name, String description, String queue, StatsReading reading,

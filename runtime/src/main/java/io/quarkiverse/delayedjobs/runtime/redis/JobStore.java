@@ -232,9 +232,7 @@ public class JobStore implements AutoCloseable {
                 agreeing(queue, keys, ar.result());
                 // The count was set right again: the queue's calls go through again.
                 queues.computeIfPresent(queue, (q, known) -> known.failed() ? Future.succeededFuture(keys) : known);
-                disagreeing.remove(queue);
             } catch (DelayedJobsException mismatch) {
-                disagreeing.put(queue, mismatch.getMessage());
                 Future<QueueKeys> before = queues.put(queue, Future.failedFuture(mismatch));
                 if (before == null || !before.failed()) {
                     LOG.errorf("%s. Until the counts agree, this instance's calls on the queue fail, its workers go on"
@@ -278,13 +276,7 @@ public class JobStore implements AutoCloseable {
 
     private Future<QueueKeys> checkShardCount(String queue) {
         QueueKeys keys = keysOf(queue);
-        return recordShardCount(keys).map(recorded -> agreeing(queue, keys, recorded)).andThen(ar -> {
-            if (ar.succeeded()) {
-                disagreeing.remove(queue);
-            } else if (ar.cause() instanceof ShardCountMismatch mismatch) {
-                disagreeing.put(queue, mismatch.getMessage());
-            }
-        });
+        return recordShardCount(keys).map(recorded -> agreeing(queue, keys, recorded));
     }
 
     /** Why the calls on each queue whose shard count disagreed at its last check fail, in the order of the queues. */
@@ -323,8 +315,22 @@ public class JobStore implements AutoCloseable {
                 });
     }
 
-    /** The keys, when the shard count recorded in Redis (null when none was) is the one of this instance. */
-    private static QueueKeys agreeing(String queue, QueueKeys keys, Response recorded) {
+    /**
+     * The keys, when the shard count recorded in Redis (null when none was) is the one of this instance; the queue is
+     * among the {@link #shardCountDisagreements()} from a check that finds it is not until one that finds it is.
+     */
+    private QueueKeys agreeing(String queue, QueueKeys keys, Response recorded) {
+        try {
+            QueueKeys agreed = checked(queue, keys, recorded);
+            disagreeing.remove(queue);
+            return agreed;
+        } catch (ShardCountMismatch mismatch) {
+            disagreeing.put(queue, mismatch.getMessage());
+            throw mismatch;
+        }
+    }
+
+    private static QueueKeys checked(String queue, QueueKeys keys, Response recorded) {
         if (recorded == null) {
             return keys;
         }
