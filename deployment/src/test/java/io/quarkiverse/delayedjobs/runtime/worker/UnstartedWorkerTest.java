@@ -69,7 +69,8 @@ class UnstartedWorkerTest {
         CountingStore store = new CountingStore(vertx, config);
         QueueWorker worker = new QueueWorker(new QueueKeys("unstarted", "q", SHARDS), QueueSettings.of(config, "q"),
                 store, null, vertx, dueTimer, Duration.ofSeconds(30), new OccurrencePlanner(1),
-                new FailedCalls(Logger.getLogger(QueueWorker.class), "the calls of the queue workers"));
+                new FailedCalls(Logger.getLogger(QueueWorker.class), "the calls of the queue workers"),
+                new LostLeases(Logger.getLogger(QueueWorker.class)));
 
         worker.wakeAll();
         drain(worker);

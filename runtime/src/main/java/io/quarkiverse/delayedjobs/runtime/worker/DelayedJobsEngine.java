@@ -117,6 +117,7 @@ public class DelayedJobsEngine {
         }
         OccurrencePlanner planner = new OccurrencePlanner(config.catchUpLimit());
         FailedCalls failedCalls = new FailedCalls(Logger.getLogger(QueueWorker.class), "the calls of the queue workers");
+        LostLeases lostLeases = new LostLeases(Logger.getLogger(QueueWorker.class));
         dueTimer = new DueTimer();
         Map<String, QueueWorker> byChannel = new HashMap<>();
         List<StartedWorker> views = new ArrayList<>();
@@ -125,7 +126,7 @@ public class DelayedJobsEngine {
             QueueKeys keys = queues.get(i);
             QueueWorker worker = new QueueWorker(keys, QueueSettings.of(config, handler.queue()), store,
                     new HandlerDispatcher(handler, codec, listener, tracing), vertx, dueTimer, config.pollInterval(), planner,
-                    failedCalls);
+                    failedCalls, lostLeases);
             workers.add(worker);
             views.add(new StartedWorker(keys.queue(), worker.context(), worker::stopped));
             byChannel.put(keys.wakeChannel(), worker);

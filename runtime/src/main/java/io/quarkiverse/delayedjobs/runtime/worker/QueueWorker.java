@@ -109,6 +109,7 @@ final class QueueWorker {
     private final long ackDelayMs;
     private final OccurrencePlanner planner;
     private final FailedCalls failedCalls;
+    private final LostLeases lostLeases;
 
     /** Per shard, the earliest score known to be in it, by the Redis clock; UNKNOWN means "look now". */
     private final long[] nextDue;
@@ -170,9 +171,11 @@ final class QueueWorker {
     private int writesUnderWay;
 
     QueueWorker(QueueKeys keys, QueueSettings settings, JobStore store, HandlerDispatcher dispatcher, Vertx vertx,
-            DueTimer dueTimer, Duration pollInterval, OccurrencePlanner planner, FailedCalls failedCalls) {
+            DueTimer dueTimer, Duration pollInterval, OccurrencePlanner planner, FailedCalls failedCalls,
+            LostLeases lostLeases) {
         this.keys = keys;
         this.failedCalls = failedCalls;
+        this.lostLeases = lostLeases;
         this.settings = settings;
         this.store = store;
         this.dispatcher = dispatcher;
@@ -705,8 +708,8 @@ final class QueueWorker {
             // Checked at dispatch, the lease ended (or was found lost) before the handler's thread took the job up:
             // another worker may have claimed it meanwhile. Handed back, fenced by its token, it runs on a claim of
             // its own.
-            LOG.warnf("%s: its lease ended before its handler started (this process paused past it, its renewals"
-                    + " went unanswered, or one found the claim gone); handed back", delivery);
+            lostLeases.lost(delivery + ": its lease ended before its handler started (this process paused past it, its"
+                    + " renewals went unanswered, or one found the claim gone); handed back");
             release(delivery.shard(), List.<String[]> of(claimOf(delivery)));
             return;
         }
@@ -737,7 +740,7 @@ final class QueueWorker {
             // On its last attempt, a retry would bury a job whose handler did not fail: it is handed back instead,
             // fenced, and runs again at once without the attempt counting.
             listener.failed(delivery, (long) (handlerMs * 1e6), failure);
-            LOG.warnf("%s lost its lease while it ran, on its last attempt: handed back to run again", delivery);
+            lostLeases.lost(delivery + " lost its lease while it ran, on its last attempt: handed back to run again");
             release(delivery.shard(), List.<String[]> of(claimOf(delivery)));
             return;
         }
@@ -829,7 +832,11 @@ final class QueueWorker {
         JobListener listener = dispatcher.listener();
         switch (outcome) {
             case RETRIED -> {
-                LOG.warnf("%s failed, retrying in %d ms: %s", delivery, delay, describe(failure));
+                if (failure instanceof LostLeaseSuccess) {
+                    lostLeases.lost(delivery + " lost its lease while it ran: it runs again in " + delay + " ms");
+                } else {
+                    LOG.warnf("%s failed, retrying in %d ms: %s", delivery, delay, describe(failure));
+                }
                 listener.retried(delivery, failure);
             }
             case DEAD -> {
@@ -843,7 +850,13 @@ final class QueueWorker {
                 listener.deadLettered(delivery, failure);
             }
             case STALE -> LOG.debugf("%s failed after its claim was lost", delivery);
-            case REARMED -> LOG.warnf("%s failed; its next occurrence is armed: %s", delivery, describe(failure));
+            case REARMED -> {
+                if (failure instanceof LostLeaseSuccess) {
+                    lostLeases.lost(delivery + " lost its lease while it ran; its next occurrence is armed");
+                } else {
+                    LOG.warnf("%s failed; its next occurrence is armed: %s", delivery, describe(failure));
+                }
+            }
         }
     }
 
