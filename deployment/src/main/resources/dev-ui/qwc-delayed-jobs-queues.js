@@ -10,6 +10,19 @@ import '@vaadin/combo-box';
 import '@vaadin/progress-bar';
 import 'qui-badge';
 
+/** How long the page waits for an answer: a failed (re)start of the application leaves calls unanswered. */
+const ANSWER_TIMEOUT_MS = 30000;
+
+function answered(promise) {
+    let timer;
+    const timeout = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('The application did not answer within '
+            + ANSWER_TIMEOUT_MS / 1000 + ' s: is it running? A failed start after a live reload shows its error'
+            + ' on the application\'s pages and in the terminal.')), ANSWER_TIMEOUT_MS);
+    });
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 /** The notifier renders its message as HTML, and a job id is any text. */
 function escape(text) {
     return String(text).replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
@@ -88,6 +101,7 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
         }
         .wrap {
             white-space: normal;
+            overflow-wrap: anywhere;
         }
     `;
 
@@ -170,6 +184,38 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
                     <vaadin-grid-column header="Lag" auto-width flex-grow="0" text-align="end"
                         ${columnBodyRenderer(q => q.error ? '' : this._duration(q.lagMillis), [])}></vaadin-grid-column>
                 </vaadin-grid>` : ''}
+            ${this._renderOtherQueues()}
+        `;
+    }
+
+    /** The queues in Redis that this application does not know: a renamed or removed queue keeps its jobs there. */
+    _renderOtherQueues() {
+        const overview = this._overview;
+        if (!overview || (overview.otherQueues.length === 0 && !overview.otherQueuesError)) {
+            return '';
+        }
+        return html`
+            <h4>Other queues in Redis</h4>
+            <span class="muted">Found under <code>${overview.keyPrefix}</code>, with no handler and no settings in this
+                application: a renamed or removed queue, or one of another application with the same key prefix. No
+                worker of this application runs their jobs.</span>
+            ${overview.otherQueuesError
+                ? html`<div class="error">Redis could not be searched for them: ${overview.otherQueuesError}</div>` : ''}
+            ${overview.otherQueues.length > 0 ? html`
+                <vaadin-grid .items=${overview.otherQueues} all-rows-visible theme="row-stripes wrap-cell-content">
+                    <vaadin-grid-column header="Queue" auto-width flex-grow="0"
+                        ${columnBodyRenderer(q => html`<code>${q.name}</code>`, [])}></vaadin-grid-column>
+                    <vaadin-grid-column header="Pending" auto-width flex-grow="0" text-align="end"
+                        ${columnBodyRenderer(q => this._figure(q, q.pending), [])}></vaadin-grid-column>
+                    <vaadin-grid-column header="Running" auto-width flex-grow="0" text-align="end"
+                        ${columnBodyRenderer(q => this._figure(q, q.running), [])}></vaadin-grid-column>
+                    <vaadin-grid-column header="Dead" auto-width flex-grow="0" text-align="end"
+                        ${columnBodyRenderer(q => this._figure(q, q.dead), [])}></vaadin-grid-column>
+                    <vaadin-grid-column header="Next due" flex-grow="1"
+                        ${columnBodyRenderer(q => this._nextDue(q), [])}></vaadin-grid-column>
+                    <vaadin-grid-column header="Lag" auto-width flex-grow="0" text-align="end"
+                        ${columnBodyRenderer(q => q.error ? '' : this._duration(q.lagMillis), [])}></vaadin-grid-column>
+                </vaadin-grid>` : ''}
         `;
     }
 
@@ -204,7 +250,7 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
     }
 
     _renderFind() {
-        const names = this._overview ? this._overview.queues.map(q => q.name) : [];
+        const names = this._overview ? [...this._overview.queues, ...this._overview.otherQueues].map(q => q.name) : [];
         return html`
             <h3>Find a job</h3>
             <div class="bar">
@@ -227,8 +273,9 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
             return '';
         }
         if (this._found.job === null) {
-            return html`<span class="muted">No job with id <code>${this._found.id}</code> in queue
-                <code>${this._found.queue}</code>.</span>`;
+            const blanks = this._found.id !== this._found.id.trim();
+            return html`<span class="muted">No job with id <code style="white-space: pre">'${this._found.id}'</code> in queue
+                <code>${this._found.queue}</code>.${blanks ? ' The id starts or ends with blanks, which are part of it.' : ''}</span>`;
         }
         const job = this._found.job;
         return html`
@@ -306,7 +353,7 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
         // An action refreshes while an earlier refresh may still be on its way: only the latest one is shown.
         const generation = ++this._generation;
         this._loading = true;
-        return this.jsonRpc.queues()
+        return answered(this.jsonRpc.queues())
             .then(response => {
                 if (generation !== this._generation) {
                     return;
@@ -336,7 +383,7 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
         const loaded = new Map();
         const queues = this._overview.queues.filter(q => q.dead > 0);
         this._deadLetters = loaded;
-        queues.forEach(q => this.jsonRpc.deadLetters({ queue: q.name, limit: QwcDelayedJobsQueues.DEAD_LETTER_LIMIT })
+        queues.forEach(q => answered(this.jsonRpc.deadLetters({ queue: q.name, limit: QwcDelayedJobsQueues.DEAD_LETTER_LIMIT }))
             .then(response => loaded.set(q.name, { jobs: response.result }))
             .catch(failure => loaded.set(q.name, { error: this._message(failure) }))
             .finally(() => {
@@ -348,7 +395,7 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
 
     /** Looks a job up: the one the form names, or the one given (the job just requeued, whatever the form says now). */
     _find(queue = this._findQueue.trim(), id = this._findId) {
-        this.jsonRpc.find({ queue: queue, id: id })
+        answered(this.jsonRpc.find({ queue: queue, id: id }))
             .then(response => {
                 this._found = { queue: queue, id: id, job: response.result ?? null };
                 this._error = null;
@@ -360,7 +407,7 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
     }
 
     _cancel(job) {
-        this.jsonRpc.cancel({ queue: job.queue, id: job.id })
+        answered(this.jsonRpc.cancel({ queue: job.queue, id: job.id }))
             .then(response => {
                 if (response.result) {
                     notifier.showSuccessMessage(`Cancelled ${escape(job.id)} of ${job.queue}`);
@@ -374,7 +421,7 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
     }
 
     _requeue(job) {
-        this.jsonRpc.requeue({ queue: job.queue, id: job.id })
+        answered(this.jsonRpc.requeue({ queue: job.queue, id: job.id }))
             .then(response => {
                 if (response.result) {
                     notifier.showSuccessMessage(`Requeued ${escape(job.id)} of ${job.queue}: due now`);

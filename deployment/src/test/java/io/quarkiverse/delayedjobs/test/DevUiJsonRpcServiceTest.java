@@ -30,6 +30,7 @@ import io.quarkiverse.delayedjobs.runtime.devui.DelayedJobsJsonRpcService;
 import io.quarkiverse.delayedjobs.runtime.devui.DelayedJobsJsonRpcService.JobView;
 import io.quarkiverse.delayedjobs.runtime.devui.DelayedJobsJsonRpcService.Overview;
 import io.quarkiverse.delayedjobs.runtime.devui.DelayedJobsJsonRpcService.QueueView;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.test.QuarkusUnitTest;
 
@@ -94,6 +95,9 @@ public class DevUiJsonRpcServiceTest {
     @Inject
     DelayedScheduler scheduler;
 
+    @Inject
+    JobStore store;
+
     @Test
     void listsTheQueuesWithAHandlerOrSettingsWithTheirFigures() {
         Instant first = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.MILLIS);
@@ -142,6 +146,29 @@ public class DevUiJsonRpcServiceTest {
         assertNull(ended.nextOccurrenceAt(), "a schedule that has ended arms nothing");
         await().atMost(WAIT).until(() -> service.queues().await().atMost(WAIT).queues().stream()
                 .filter(q -> q.name().equals("dv-digest")).findFirst().orElseThrow().pending() == 1);
+    }
+
+    @Test
+    void listsTheOtherQueuesFoundInRedisWithTheirFigures() {
+        // A queue this application neither handles nor configures: as after a rename, its jobs stay in Redis.
+        scheduler.schedule("dv-renamed", "old:1", "a", Duration.ofHours(1));
+        scheduler.schedule("dv-renamed", "old:2", "b", Duration.ofHours(2));
+        // One of another application, with a shard count of its own, and of another prefix.
+        assertEquals("+OK",
+                RedisTestServer.command(RedisTestServer.sharedUrl(), "SET", "devui-json-rpc:{dv-other}:shards", "2"));
+        assertEquals("+OK", RedisTestServer.command(RedisTestServer.sharedUrl(), "SET", "devui-json-rpc2:{dv-x}:shards", "8"));
+
+        Overview overview = service.queues().await().atMost(WAIT);
+        assertNull(overview.otherQueuesError());
+        assertEquals(List.of("dv-other", "dv-renamed"), overview.otherQueues().stream().map(QueueView::name).toList());
+        QueueView renamed = overview.otherQueues().get(1);
+        assertNull(renamed.handler());
+        assertNull(renamed.error());
+        assertEquals(2L, renamed.pending());
+        assertEquals(0L, overview.otherQueues().get(0).pending());
+        assertNull(overview.otherQueues().get(0).error(), "read with the count recorded for it");
+        assertEquals(List.of(), store.shardCountDisagreements(), "another application's count is no disagreement here");
+        assertFalse(overview.queues().stream().anyMatch(q -> q.name().startsWith("dv-other") || q.name().equals("dv-renamed")));
     }
 
     @Test

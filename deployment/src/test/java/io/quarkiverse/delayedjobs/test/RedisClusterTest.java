@@ -108,5 +108,15 @@ public class RedisClusterTest {
         long nodesWithKeys = Arrays.stream(RedisTestServer.clusterUrls().split(","))
                 .filter(url -> !RedisTestServer.command(url, "DBSIZE").equals(":0")).count();
         assertTrue(nodesWithKeys >= 2, nodesWithKeys + " node(s) hold keys");
+
+        // The Dev UI's list of the queues in Redis looks on every master: these queues' shard counts are on two or more.
+        List<String> queues = List.of("listed-a", "listed-b", "listed-c", "listed-d", "listed-e", "listed-f");
+        queues.forEach(queue -> scheduler.schedule(queue, "x", null, Duration.ofHours(1)));
+        List<String> stored = store.storedQueues().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertTrue(stored.containsAll(queues), "listed " + stored);
+        assertTrue(stored.contains("ticks"), "listed " + stored);
+        long holders = Arrays.stream(RedisTestServer.clusterUrls().split(",")).filter(url -> queues.stream()
+                .anyMatch(queue -> RedisTestServer.holds(url, "cluster:{" + queue + "}:shards"))).count();
+        assertTrue(holders >= 2, "the counts are on " + holders + " node(s)");
     }
 }

@@ -14,6 +14,7 @@ import io.quarkiverse.delayedjobs.runtime.HandlerDefinition;
 import io.quarkiverse.delayedjobs.runtime.HandlerRegistry;
 import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
 import io.quarkiverse.delayedjobs.runtime.cron.ConfigExpressions;
+import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
 import io.quarkus.runtime.annotations.JsonRpcDescription;
 import io.smallrye.mutiny.Uni;
 
@@ -29,12 +30,14 @@ public class DelayedJobsJsonRpcService {
     private final ReactiveDelayedScheduler scheduler;
     private final HandlerRegistry handlers;
     private final DelayedJobsRuntimeConfig config;
+    private final JobStore store;
 
     public DelayedJobsJsonRpcService(ReactiveDelayedScheduler scheduler, HandlerRegistry handlers,
-            DelayedJobsRuntimeConfig config) {
+            DelayedJobsRuntimeConfig config, JobStore store) {
         this.scheduler = scheduler;
         this.handlers = handlers;
         this.config = config;
+        this.store = store;
     }
 
     /**
@@ -43,8 +46,12 @@ public class DelayedJobsJsonRpcService {
      * @param workers whether this instance runs workers ({@code quarkus.delayed-jobs.enabled})
      * @param keyPrefix the prefix of the Redis keys
      * @param queues the queues with a handler here or settings under {@code quarkus.delayed-jobs.queues}, by name
+     * @param otherQueues the queues found in Redis under the key prefix that are not among {@code queues}: renamed or
+     *        removed ones, whose jobs no handler of this application runs, or those of another application
+     * @param otherQueuesError why Redis could not be searched for other queues, or null
      */
-    public record Overview(boolean workers, String keyPrefix, List<QueueView> queues) {
+    public record Overview(boolean workers, String keyPrefix, List<QueueView> queues, List<QueueView> otherQueues,
+            String otherQueuesError) {
     }
 
     /**
@@ -82,15 +89,25 @@ public class DelayedJobsJsonRpcService {
     }
 
     @JsonRpcDescription("Lists the queues of this application (those with a @Delayed handler and those configured under"
-            + " quarkus.delayed-jobs.queues) with their pending, running and dead jobs, next due time and lag")
+            + " quarkus.delayed-jobs.queues) with their pending, running and dead jobs, next due time and lag, then the"
+            + " other queues found in Redis under the key prefix")
     public Uni<Overview> queues() {
         Map<String, HandlerDefinition> known = new TreeMap<>();
         config.queues().keySet().forEach(name -> known.put(name, null));
         handlers.handlers().forEach(handler -> known.put(handler.queue(), handler));
-        List<Uni<QueueView>> views = known.entrySet().stream().map(e -> view(e.getKey(), e.getValue())).toList();
-        Uni<List<QueueView>> all = views.isEmpty() ? Uni.createFrom().item(List.of())
-                : Uni.join().all(views).andFailFast();
-        return all.map(queues -> new Overview(config.enabled(), config.keyPrefix(), queues));
+        Uni<List<QueueView>> ours = views(known.entrySet().stream().map(e -> view(e.getKey(), e.getValue())).toList());
+        Uni<Reading<List<QueueView>>> others = read(Uni.createFrom().completionStage(
+                () -> store.storedQueues().toCompletionStage()))
+                .flatMap(stored -> stored.value() == null ? Uni.createFrom().item(new Reading<>(List.of(), stored.error()))
+                        : views(stored.value().stream().filter(name -> !known.containsKey(name))
+                                .map(this::storedView).toList())
+                                .map(views -> new Reading<>(views, null)));
+        return Uni.combine().all().unis(ours, others).with((queues, other) -> new Overview(config.enabled(),
+                config.keyPrefix(), queues, other.value(), other.error()));
+    }
+
+    private static Uni<List<QueueView>> views(List<Uni<QueueView>> views) {
+        return views.isEmpty() ? Uni.createFrom().item(List.of()) : Uni.join().all(views).andFailFast();
     }
 
     /**
@@ -112,6 +129,22 @@ public class DelayedJobsJsonRpcService {
                     : new QueueView(queue, method, cron, zone, next.value(), next.error(), s.pending(), s.running(),
                             s.dead(), s.nextDueAt().map(Instant::toString).orElse(null), s.lag().toMillis(), null);
         });
+    }
+
+    /**
+     * A queue found in Redis that this application does not use: its figures by the shard count recorded for it, so
+     * that another application's settings do not count as a disagreement of this one's (which readiness reports).
+     */
+    private Uni<QueueView> storedView(String queue) {
+        return read(Uni.createFrom().completionStage(() -> store.storedStats(queue).toCompletionStage()))
+                .map(figures -> {
+                    QueueStats s = figures.value();
+                    return s == null
+                            ? new QueueView(queue, null, null, null, null, null, null, null, null, null, null,
+                                    figures.error())
+                            : new QueueView(queue, null, null, null, null, null, s.pending(), s.running(), s.dead(),
+                                    s.nextDueAt().map(Instant::toString).orElse(null), s.lag().toMillis(), null);
+                });
     }
 
     /** What a reading gave, or why it failed. */

@@ -116,6 +116,15 @@ public final class ClusterConnections implements StoreConnection {
         return answer;
     }
 
+    @Override
+    public Future<List<String>> keys(String pattern) {
+        return owners().compose(map -> {
+            List<Future<List<String>>> each = Arrays.stream(map).filter(e -> e != null).distinct()
+                    .map(master -> StoreConnection.scan(request -> sendTo(master, request, false), pattern)).toList();
+            return Future.all(each).map(all -> each.stream().flatMap(f -> f.result().stream()).toList());
+        });
+    }
+
     /** {@code deadline}: until when ({@link System#nanoTime()}) the call is sent again on {@code TRYAGAIN}. */
     private Future<Response> send(int slot, Request request, int redirects, long deadline) {
         return owners().compose(map -> {

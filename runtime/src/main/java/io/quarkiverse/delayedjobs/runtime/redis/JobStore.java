@@ -23,6 +23,7 @@ import io.quarkiverse.delayedjobs.OnConflict;
 import io.quarkiverse.delayedjobs.QueueStats;
 import io.quarkiverse.delayedjobs.ScheduleResult;
 import io.quarkiverse.delayedjobs.runtime.Causes;
+import io.quarkiverse.delayedjobs.runtime.JobArguments;
 import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
 import io.quarkiverse.delayedjobs.runtime.config.QueueSettings;
 import io.quarkiverse.delayedjobs.runtime.cron.CronSchedule;
@@ -153,6 +154,25 @@ public class JobStore implements AutoCloseable {
     /** Whether the shards live on the masters of a Redis Cluster. */
     public boolean cluster() {
         return cluster;
+    }
+
+    /**
+     * The queues whose shard count is recorded under the key prefix: every queue some producer or worker used, also
+     * those no handler of this application runs (renamed or removed ones keep their jobs). Scans every key of Redis
+     * (on each master of a cluster), so it is for the Dev UI, not for a production code path.
+     */
+    public Future<List<String>> storedQueues() {
+        String before = config.keyPrefix() + ":{";
+        String after = "}:shards";
+        return connection.keys(globEscaped(before) + "*" + after).recover(e -> fail("list the stored queues", e))
+                .map(keys -> keys.stream().filter(k -> k.startsWith(before) && k.endsWith(after))
+                        .map(k -> k.substring(before.length(), k.length() - after.length()))
+                        .filter(queue -> JobArguments.QUEUE_NAME.matcher(queue).matches()).distinct().sorted().toList());
+    }
+
+    /** {@code text} as a SCAN pattern that matches it alone. */
+    private static String globEscaped(String text) {
+        return text.replaceAll("([*?\\[\\]\\\\])", "\\\\$1");
     }
 
     /**
@@ -336,7 +356,7 @@ public class JobStore implements AutoCloseable {
         }
         // Written by hand or by a producer in another language, it may be anything.
         String text = recorded.toString();
-        int shards = text.matches("[1-9][0-9]{0,3}") ? Integer.parseInt(text) : -1;
+        int shards = shardCount(text);
         String setting = "quarkus.delayed-jobs.queues.\"" + queue + "\".shards";
         if (shards < 1 || shards > 1024) {
             throw new ShardCountMismatch("Queue '" + queue + "' has '" + text + "' recorded in Redis as its shard"
@@ -350,6 +370,11 @@ public class JobStore implements AutoCloseable {
                     + setting + "=" + shards + " (the shard count cannot change while the queue has jobs)", setting);
         }
         return keys;
+    }
+
+    /** A recorded shard count, or -1 when it is no whole number of 1 to 4 digits (written by hand, say). */
+    private static int shardCount(String recorded) {
+        return recorded.matches("[1-9][0-9]{0,3}") ? Integer.parseInt(recorded) : -1;
     }
 
     /** The shard count recorded in Redis for a queue is not this instance's {@code setting}. */
@@ -506,29 +531,45 @@ public class JobStore implements AutoCloseable {
     }
 
     public Future<QueueStats> stats(String queue) {
-        return withQueueKeys(queue, k -> {
-            List<Future<Response>> shards = new ArrayList<>();
-            for (int s = 0; s < k.shards(); s++) {
-                shards.add(run(Script.STATS, k.shard(s), List.of()));
-            }
-            return Future.all(shards).map(all -> {
-                long pending = 0, running = 0, dead = 0, now = 0, head = Long.MAX_VALUE;
-                for (Future<Response> f : shards) {
-                    Response r = f.result();
-                    pending += r.get(0).toLong();
-                    running += r.get(1).toLong();
-                    dead += r.get(2).toLong();
-                    long shardHead = r.get(3).toLong();
-                    if (shardHead >= 0) {
-                        head = Math.min(head, shardHead);
-                    }
-                    now = Math.max(now, r.get(4).toLong());
+        return withQueueKeys(queue, this::stats);
+    }
+
+    /**
+     * The figures of a queue by the shard count recorded for it, whatever this application's settings say, and without
+     * checking them against it: for the queues of {@link #storedQueues()} that the application does not use.
+     */
+    public Future<QueueStats> storedStats(String queue) {
+        QueueKeys configured = keysOf(queue);
+        return connection.send(configured.shardCountKey(), Request.cmd(Command.GET).arg(configured.shardCountKey()))
+                .recover(e -> fail("read the shard count of queue '" + queue + "'", e)).compose(recorded -> {
+                    int shards = recorded == null ? -1 : shardCount(recorded.toString());
+                    return stats(shards < 1 || shards > 1024 ? configured
+                            : new QueueKeys(config.keyPrefix(), queue, shards));
+                });
+    }
+
+    private Future<QueueStats> stats(QueueKeys k) {
+        List<Future<Response>> shards = new ArrayList<>();
+        for (int s = 0; s < k.shards(); s++) {
+            shards.add(run(Script.STATS, k.shard(s), List.of()));
+        }
+        return Future.all(shards).map(all -> {
+            long pending = 0, running = 0, dead = 0, now = 0, head = Long.MAX_VALUE;
+            for (Future<Response> f : shards) {
+                Response r = f.result();
+                pending += r.get(0).toLong();
+                running += r.get(1).toLong();
+                dead += r.get(2).toLong();
+                long shardHead = r.get(3).toLong();
+                if (shardHead >= 0) {
+                    head = Math.min(head, shardHead);
                 }
-                Optional<Instant> next = head == Long.MAX_VALUE ? Optional.empty()
-                        : Optional.of(Instant.ofEpochMilli(head));
-                Duration lag = head < now ? Duration.ofMillis(now - head) : Duration.ZERO;
-                return new QueueStats(pending, running, dead, next, lag);
-            });
+                now = Math.max(now, r.get(4).toLong());
+            }
+            Optional<Instant> next = head == Long.MAX_VALUE ? Optional.empty()
+                    : Optional.of(Instant.ofEpochMilli(head));
+            Duration lag = head < now ? Duration.ofMillis(now - head) : Duration.ZERO;
+            return new QueueStats(pending, running, dead, next, lag);
         });
     }
 

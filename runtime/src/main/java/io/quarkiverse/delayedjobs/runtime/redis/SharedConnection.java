@@ -215,6 +215,11 @@ final class SharedConnection implements StoreConnection {
 
     /** Sends a request to the one server; {@code key} does not matter. */
     @Override
+    public Future<List<String>> keys(String pattern) {
+        return StoreConnection.scan(request -> send(null, request), pattern);
+    }
+
+    @Override
     public Future<Response> send(String key, Request request) {
         return send(request, false);
     }

@@ -1,7 +1,12 @@
 package io.quarkiverse.delayedjobs.runtime.redis;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
 import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 
@@ -18,6 +23,32 @@ interface StoreConnection {
      * {@code PUBLISH}).
      */
     Future<Response> send(String key, Request request);
+
+    /**
+     * The keys that match {@code pattern} (of {@code SCAN ... MATCH}), on every server that holds keys: each master of a
+     * cluster by the last slot map.
+     */
+    Future<List<String>> keys(String pattern);
+
+    /** The most {@code SCAN} calls {@link #scan} makes on one server: a million keys looked at, for the Dev UI. */
+    int MOST_SCANS = 1000;
+
+    /** Scans one server, through {@code send}, from {@code cursor} to the end or {@link #MOST_SCANS} calls. */
+    static Future<List<String>> scan(Function<Request, Future<Response>> send, String pattern, String cursor,
+            List<String> found, int calls) {
+        return send.apply(Request.cmd(Command.SCAN).arg(cursor).arg("MATCH").arg(pattern).arg("COUNT").arg(1000))
+                .compose(page -> {
+                    page.get(1).forEach(key -> found.add(key.toString()));
+                    String next = page.get(0).toString();
+                    return next.equals("0") || calls + 1 >= MOST_SCANS ? Future.succeededFuture(found)
+                            : scan(send, pattern, next, found, calls + 1);
+                });
+    }
+
+    /** Scans one server from the start. */
+    static Future<List<String>> scan(Function<Request, Future<Response>> send, String pattern) {
+        return scan(send, pattern, "0", new ArrayList<>(), 0);
+    }
 
     /** The endpoint of the cluster master that serves {@code key} by the last slot map; null when not on a cluster. */
     String nodeOf(String key);
