@@ -56,6 +56,8 @@ class DelayedJobsReadinessCheck implements AsyncHealthCheck {
     private final String queue;
     /** The keys of each shard looked at: the first one, or on a cluster every one. */
     private final List<List<String>> shards;
+    /** The queue's wake channel, whose PUBLISH and SUBSCRIBE the probe asks the ACL about. */
+    private final String wakeChannel;
 
     DelayedJobsReadinessCheck(JobStore store, HandlerRegistry registry) {
         this.store = store;
@@ -65,6 +67,7 @@ class DelayedJobsReadinessCheck implements AsyncHealthCheck {
         int count = store.cluster() ? QueueSettings.of(store.config(), queue).shards() : 1;
         QueueKeys keys = new QueueKeys(store.config().keyPrefix(), queue, count);
         this.shards = IntStream.range(0, count).mapToObj(keys::shard).toList();
+        this.wakeChannel = keys.wakeChannel();
     }
 
     @Override
@@ -94,7 +97,7 @@ class DelayedJobsReadinessCheck implements AsyncHealthCheck {
 
     /** Runs the script on a shard: null when it ran, or why not. */
     private Uni<Throwable> look(List<String> keys) {
-        return Uni.createFrom().completionStage(() -> store.run(Script.HEALTH, keys.subList(0, 1), List.of())
+        return Uni.createFrom().completionStage(() -> store.run(Script.HEALTH, keys.subList(0, 1), List.of(wakeChannel))
                 .toCompletionStage())
                 .ifNoItem().after(TIMEOUT)
                 .failWith(() -> new TimeoutException("Redis did not answer within " + TIMEOUT.toMillis() + " ms"))

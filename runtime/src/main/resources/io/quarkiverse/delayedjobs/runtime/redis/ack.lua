@@ -12,10 +12,19 @@ if (#ARGV - 2) % 3 ~= 0 then
   return redis.error_reply('ERR deliveries to acknowledge come as triples: job id, token, next due')
 end
 -- Checked here and in claim.lua rather than by a function of common.lua, which every call of every script would define.
+local rearms = false
 for i = 5, #ARGV, 3 do
   local nextDue = ARGV[i]
-  if nextDue ~= '' and (#nextDue > 15 or not string.match(nextDue, '^%d+$') or nextDue + 0 > LATEST_DUE) then
-    return redis.error_reply(BAD_NEXT_DUE)
+  if nextDue ~= '' then
+    if #nextDue > 15 or not string.match(nextDue, '^%d+$') or nextDue + 0 > LATEST_DUE then
+      return redis.error_reply(BAD_NEXT_DUE)
+    end
+    rearms = true
   end
+end
+-- Only a re-armed recurring job may publish.
+local denied = rearms and publishDenied(ARGV[1])
+if denied then
+  return redis.error_reply(denied)
 end
 return acknowledge(3, #ARGV, ARGV[1], ARGV[2])

@@ -9,6 +9,10 @@ local bad = badCall('cancel', 3)
 if bad then
   return redis.error_reply(bad)
 end
+bad = publishDenied(ARGV[2])
+if bad then
+  return redis.error_reply(bad)
+end
 local id = ARGV[1]
 if not dropEnvelope(id, ARGV[2], ARGV[3]) then
   local member = findPending(id)

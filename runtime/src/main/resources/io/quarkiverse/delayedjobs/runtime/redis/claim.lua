@@ -35,7 +35,7 @@ for i = 1, 4 do
     return redis.error_reply('ERR claim takes a lease, max attempts, a dead-letter share and a retention as numbers')
   end
 end
-local at = 6
+local at, rearms = 6, false
 for _ = 1, #KEYS, 9 do
   local limit, aheadMs = tonumber(ARGV[at + 1] or ''), tonumber(ARGV[at + 2] or '')
   local ahead, acks = tonumber(ARGV[at + 3] or ''), tonumber(ARGV[at + 4] or '')
@@ -48,11 +48,19 @@ for _ = 1, #KEYS, 9 do
   end
   for i = at + 7, at + 4 + 3 * acks, 3 do
     local nextDue = ARGV[i]
-    if nextDue ~= '' and (#nextDue > 15 or not string.match(nextDue, '^%d+$') or nextDue + 0 > LATEST_DUE) then
-      return redis.error_reply(BAD_NEXT_DUE)
+    if nextDue ~= '' then
+      if #nextDue > 15 or not string.match(nextDue, '^%d+$') or nextDue + 0 > LATEST_DUE then
+        return redis.error_reply(BAD_NEXT_DUE)
+      end
+      rearms = true
     end
   end
   at = at + 5 + 3 * acks
+end
+-- Of what a claim writes, only the acks that re-arm a recurring job may publish.
+local denied = rearms and publishDenied(ARGV[5])
+if denied then
+  return redis.error_reply(denied)
 end
 local now = (serverNow())
 local leaseMs = tonumber(ARGV[1])

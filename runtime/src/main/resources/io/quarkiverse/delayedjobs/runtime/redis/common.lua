@@ -142,6 +142,17 @@ local function badCall(name, arguments)
   return nil
 end
 
+-- Why this Redis user may not publish on the wake channel, or nil. Redis keeps what a script wrote before a command it
+-- refused, so a script that may publish asks its ACL first, before it writes anything: a schedule whose PUBLISH the
+-- ACL refused failed its caller with its job stored, which then ran (a security trial).
+local function publishDenied(channel)
+  if redis.acl_check_cmd('PUBLISH', channel, '') then
+    return nil
+  end
+  return 'NOPERM this Redis user may not publish on the wake channel ' .. channel
+      .. ' (its ACL needs the channels of the key prefix, &<prefix>:*); nothing was written'
+end
+
 local function bucketOf(id)
   return tonumber(string.sub(redis.sha1hex(id), 1, 4), 16) % BUCKETS
 end

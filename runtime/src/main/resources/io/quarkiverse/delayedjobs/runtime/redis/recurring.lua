@@ -25,6 +25,10 @@ end
 if not string.match(ARGV[3], '^[A-Z_]+|[^|]+|.+$') then
   return redis.error_reply('ERR schedule must be misfire|zone|expression')
 end
+bad = publishDenied(ARGV[5])
+if bad then
+  return redis.error_reply(bad)
+end
 -- The existing job: running or dead ones have an envelope, pending ones a member.
 local env = redis.call('HGET', shardKeys[3], id)
 local dead = env and redis.call('ZSCORE', shardKeys[4], id)

@@ -5,6 +5,10 @@
 -- KEYS: the nine keys of the shard (see common.lua)
 -- ARGV: 1 wake channel, 2 shard index, then pairs: job id, token
 -- Returns the number of jobs handed back.
+local denied = publishDenied(ARGV[1])
+if denied then
+  return redis.error_reply(denied)
+end
 local released = 0
 for i = 3, #ARGV, 2 do
   local id = ARGV[i]

@@ -8,6 +8,10 @@ local bad = badCall('requeue', 3)
 if bad then
   return redis.error_reply(bad)
 end
+bad = publishDenied(ARGV[2])
+if bad then
+  return redis.error_reply(bad)
+end
 local id = ARGV[1]
 if redis.call('ZREM', shardKeys[4], id) == 0 then
   return 0

@@ -24,6 +24,10 @@ end
 if due > LATEST_DUE then
   return redis.error_reply(BAD_DUE)
 end
+bad = publishDenied(ARGV[4])
+if bad then
+  return redis.error_reply(bad)
+end
 local payload, attempts = nil, nil
 local member, runAt = findPending(id)
 if member then

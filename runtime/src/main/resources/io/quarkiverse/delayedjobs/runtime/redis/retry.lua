@@ -21,6 +21,10 @@ local due, attempts, token, payload = string.match(env, ENVELOPE)
 if token == '' or token ~= ARGV[2] then -- a dead letter's token is empty
   return {0, 0}
 end
+local denied = publishDenied(ARGV[9])
+if denied then
+  return redis.error_reply(denied)
+end
 local now = serverNow()
 local gaveUp = ARGV[8] == 'dead' or tonumber(attempts) >= tonumber(ARGV[5])
 if ARGV[11] ~= '' and (gaveUp or now + tonumber(ARGV[3]) >= tonumber(ARGV[11])) then

@@ -47,6 +47,10 @@ else
     return redis.error_reply(BAD_PARTS)
   end
 end
+local denied = publishDenied(ARGV[1])
+if denied then
+  return redis.error_reply(denied)
+end
 -- Per job (by the index of its id in ARGV): its due time in ms, and the bucket the producer gave.
 local dues, buckets = {}, {}
 -- This server's time in ms and the µs past it, read once, before the work: for the delays ('in') of the call, and for
