@@ -19,6 +19,7 @@ import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
+import io.quarkiverse.delayedjobs.ScheduleResult;
 import io.quarkiverse.delayedjobs.runtime.GuardedListeners;
 import io.quarkiverse.delayedjobs.runtime.HandlerDefinition;
 import io.quarkiverse.delayedjobs.runtime.HandlerRegistry;
@@ -226,7 +227,15 @@ public class DelayedJobsEngine {
             });
         }
         return store.recurring(handler.queue(), handler.queue(), "null", schedule).map(scheduled -> {
-            LOG.debugf("Recurring schedule '%s' of %s: %s", schedule.encode(), handler.method(), scheduled.result());
+            if (scheduled.result() == ScheduleResult.REPLACED) {
+                // A rollout that changed it, or, when it keeps coming back, another application with the same key
+                // prefix and queue and another schedule: the two replace each other's at each start.
+                LOG.infof("The recurring schedule '%s' of %s replaced another definition stored for its job %s"
+                        + " (a new deployment; or, if this repeats, another application with the same key prefix,"
+                        + " queue and another schedule)", schedule.expression(), handler.method(), handler.queue());
+            } else {
+                LOG.debugf("Recurring schedule '%s' of %s: %s", schedule.encode(), handler.method(), scheduled.result());
+            }
             return null;
         });
     }
