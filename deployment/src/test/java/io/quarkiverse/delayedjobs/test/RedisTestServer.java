@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -11,8 +12,11 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -97,6 +101,78 @@ public final class RedisTestServer {
             System.setProperty(property, url);
         }
         return url;
+    }
+
+    /**
+     * The {@code rediss://} URL of the TLS port of a server that also has a plain port ({@link #tlsServerPlainUrl},
+     * for the tests' own commands), started on first use. Its certificate, self-signed for 127.0.0.1, is the PEM file
+     * {@link #tlsServerCertificate}: trust it to connect.
+     */
+    public static synchronized String tlsUrl(String name) {
+        String property = "delayed-jobs.test.redis-tls-url." + name;
+        String url = System.getProperty(property);
+        if (url == null) {
+            Path dir = temporaryDirectory("redis-tls-test");
+            Path certificate = selfSignedCertificate(dir);
+            int tlsPort = freePort();
+            RedisTestServer server = new RedisTestServer(freePort(), dir, "--tls-port", String.valueOf(tlsPort),
+                    "--tls-cert-file", certificate.toString(), "--tls-key-file", dir.resolve("key.pem").toString(),
+                    "--tls-ca-cert-file", certificate.toString(), "--tls-auth-clients", "no");
+            url = "rediss://127.0.0.1:" + tlsPort;
+            System.setProperty(property, url);
+            System.setProperty(property + ".plain", server.url());
+            System.setProperty(property + ".certificate", certificate.toString());
+        }
+        return url;
+    }
+
+    /** The plain URL of the server of {@link #tlsUrl}{@code (name)}. */
+    public static String tlsServerPlainUrl(String name) {
+        tlsUrl(name);
+        return System.getProperty("delayed-jobs.test.redis-tls-url." + name + ".plain");
+    }
+
+    /** The certificate (a PEM file) of the server of {@link #tlsUrl}{@code (name)}. */
+    public static String tlsServerCertificate(String name) {
+        tlsUrl(name);
+        return System.getProperty("delayed-jobs.test.redis-tls-url." + name + ".certificate");
+    }
+
+    /**
+     * Makes a key pair and a certificate for 127.0.0.1 with the JDK's keytool, and writes them as the PEM files
+     * {@code cert.pem} and {@code key.pem} that redis-server reads; returns the certificate's path.
+     */
+    private static Path selfSignedCertificate(Path dir) {
+        Path store = dir.resolve("redis.p12");
+        char[] password = "changeit".toCharArray();
+        try {
+            Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                    "-genkeypair", "-alias", "redis", "-keyalg", "RSA", "-keysize", "2048", "-validity", "2", "-dname",
+                    "CN=127.0.0.1", "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-storetype", "PKCS12", "-keystore",
+                    store.toString(), "-storepass", "changeit").redirectErrorStream(true).start();
+            String output = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!keytool.waitFor(60, TimeUnit.SECONDS) || keytool.exitValue() != 0) {
+                throw new IllegalStateException("keytool failed: " + output);
+            }
+            KeyStore keys = KeyStore.getInstance("PKCS12");
+            try (InputStream in = Files.newInputStream(store)) {
+                keys.load(in, password);
+            }
+            Base64.Encoder base64 = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII));
+            Path certificate = dir.resolve("cert.pem");
+            Files.writeString(certificate, "-----BEGIN CERTIFICATE-----\n"
+                    + base64.encodeToString(keys.getCertificate("redis").getEncoded()) + "\n-----END CERTIFICATE-----\n");
+            Files.writeString(dir.resolve("key.pem"), "-----BEGIN PRIVATE KEY-----\n"
+                    + base64.encodeToString(keys.getKey("redis", password).getEncoded()) + "\n-----END PRIVATE KEY-----\n");
+            return certificate;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /**
