@@ -114,6 +114,7 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
         _findQueue: { state: true },
         _findId: { state: true },
         _found: { state: true },
+        _finding: { state: true },
     };
 
     constructor() {
@@ -269,6 +270,9 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
     }
 
     _renderFound() {
+        if (this._finding) {
+            return html`<vaadin-progress-bar indeterminate></vaadin-progress-bar>`;
+        }
         if (this._found === undefined) {
             return '';
         }
@@ -395,6 +399,8 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
 
     /** Looks a job up: the one the form names, or the one given (the job just requeued, whatever the form says now). */
     _find(queue = this._findQueue.trim(), id = this._findId) {
+        // A frozen Redis holds the answer for up to redis-timeout: the page shows that it is waiting.
+        this._finding = true;
         answered(this.jsonRpc.find({ queue: queue, id: id }))
             .then(response => {
                 this._found = { queue: queue, id: id, job: response.result ?? null };
@@ -403,7 +409,8 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
             .catch(failure => {
                 this._found = undefined;
                 this._fail('Could not find the job', failure);
-            });
+            })
+            .finally(() => this._finding = false);
     }
 
     _cancel(job) {
