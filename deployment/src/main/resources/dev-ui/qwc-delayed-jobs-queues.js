@@ -189,6 +189,11 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
         `;
     }
 
+    /** The application's queues, then the others found in Redis. */
+    _allQueues() {
+        return [...this._overview.queues, ...this._overview.otherQueues];
+    }
+
     /** The queues in Redis that this application does not know: a renamed or removed queue keeps its jobs there. */
     _renderOtherQueues() {
         const overview = this._overview;
@@ -251,7 +256,7 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
     }
 
     _renderFind() {
-        const names = this._overview ? [...this._overview.queues, ...this._overview.otherQueues].map(q => q.name) : [];
+        const names = this._overview ? this._allQueues().map(q => q.name) : [];
         return html`
             <h3>Find a job</h3>
             <div class="bar">
@@ -312,8 +317,9 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
     }
 
     _renderDeadLetters() {
-        const queues = this._overview ? this._overview.queues.filter(q => q.dead > 0) : [];
-        const unread = this._overview ? this._overview.queues.filter(q => q.error).length : 0;
+        const all = this._overview ? this._allQueues() : [];
+        const queues = all.filter(q => q.dead > 0);
+        const unread = all.filter(q => q.error).length;
         return html`
             <h3>Dead letters</h3>
             ${this._overview && queues.length === 0 && unread === 0
@@ -385,7 +391,7 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
     /** The letters of an older refresh, a requeued one among them, must not replace those of a later one. */
     _loadDeadLetters(generation) {
         const loaded = new Map();
-        const queues = this._overview.queues.filter(q => q.dead > 0);
+        const queues = this._allQueues().filter(q => q.dead > 0);
         this._deadLetters = loaded;
         queues.forEach(q => answered(this.jsonRpc.deadLetters({ queue: q.name, limit: QwcDelayedJobsQueues.DEAD_LETTER_LIMIT }))
             .then(response => loaded.set(q.name, { jobs: response.result }))

@@ -7,8 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import jakarta.inject.Inject;
 
@@ -19,6 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.quarkiverse.delayedjobs.Delayed;
 import io.quarkiverse.delayedjobs.DelayedJobsException;
 import io.quarkiverse.delayedjobs.DelayedScheduler;
+import io.quarkiverse.delayedjobs.JobContext;
 import io.quarkus.test.QuarkusUnitTest;
 
 /**
@@ -42,10 +46,12 @@ public class ChannelDeniedTest {
 
     static class Handler {
         static final Map<String, Instant> ran = new ConcurrentHashMap<>();
+        static final Map<String, List<Instant>> runs = new ConcurrentHashMap<>();
 
         @Delayed("chan")
-        void run(String payload, io.quarkiverse.delayedjobs.JobContext context) {
+        void run(String payload, JobContext context) {
             ran.put(context.id(), Instant.now());
+            runs.computeIfAbsent(context.id(), id -> new CopyOnWriteArrayList<>()).add(Instant.now());
         }
     }
 
@@ -89,6 +95,22 @@ public class ChannelDeniedTest {
         assertEquals(503, ready.status(), ready.body());
         assertTrue(ready.body().contains("may not run: PUBLISH " + PREFIX + ":{chan"), ready.body());
         assertTrue(ready.body().contains("SUBSCRIBE " + PREFIX + ":{chan"), ready.body());
+    }
+
+    @Test
+    void withoutTheChannelsTheWorkersStillRunAcknowledgeAndReArmTheStoredJobs() {
+        scheduler.schedule("chan", "stored-before", "x", Duration.ofSeconds(2));
+        scheduler.recurring("chan", "every-second", "* * * * * ?", ZoneOffset.UTC, "tick");
+        allow(URL, "+subscribe"); // no channel from now on
+        // Acknowledged although its claim's wake-ups may not be published (a plain ack publishes nothing).
+        await().atMost(Duration.ofSeconds(15)).until(() -> Handler.ran.containsKey("stored-before")
+                && scheduler.find("chan", "stored-before").isEmpty());
+        // Re-armed each time without its wake-up: a refused re-arm carried by a claim would stop the shard's claims.
+        Instant afterRevoke = Instant.now();
+        await().atMost(Duration.ofSeconds(15)).until(() -> Handler.runs.getOrDefault("every-second", List.of()).stream()
+                .filter(at -> at.isAfter(afterRevoke)).count() >= 3);
+        allow(URL, "&" + PREFIX + ":*", "+subscribe");
+        assertTrue(scheduler.cancel("chan", "every-second"));
     }
 
     @Test

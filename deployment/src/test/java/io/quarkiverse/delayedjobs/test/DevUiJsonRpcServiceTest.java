@@ -160,15 +160,29 @@ public class DevUiJsonRpcServiceTest {
 
         Overview overview = service.queues().await().atMost(WAIT);
         assertNull(overview.otherQueuesError());
-        assertEquals(List.of("dv-other", "dv-renamed"), overview.otherQueues().stream().map(QueueView::name).toList());
-        QueueView renamed = overview.otherQueues().get(1);
+        Map<String, QueueView> others = overview.otherQueues().stream()
+                .collect(Collectors.toMap(QueueView::name, Function.identity()));
+        assertTrue(others.keySet().containsAll(List.of("dv-other", "dv-renamed")), others.keySet()::toString);
+        assertFalse(others.containsKey("dv-x"), "a queue of another prefix");
+        QueueView renamed = others.get("dv-renamed");
         assertNull(renamed.handler());
         assertNull(renamed.error());
         assertEquals(2L, renamed.pending());
-        assertEquals(0L, overview.otherQueues().get(0).pending());
-        assertNull(overview.otherQueues().get(0).error(), "read with the count recorded for it");
+        assertEquals(0L, others.get("dv-other").pending());
+        assertNull(others.get("dv-other").error(), "read with the count recorded for it");
+        assertFalse(overview.queues().stream().anyMatch(q -> others.containsKey(q.name())));
+
+        // Acting on them by the count recorded for each: another application's count is no disagreement here, and
+        // nothing about them is remembered (an agreeing queue's count would be recorded again at each poll interval).
+        assertNull(service.find("dv-other", "none").await().atMost(WAIT));
+        assertEquals("b", service.find("dv-renamed", "old:2").await().atMost(WAIT).payload().replace("\"", ""));
+        assertTrue(service.cancel("dv-renamed", "old:2").await().atMost(WAIT));
+        assertEquals(List.of(), service.deadLetters("dv-other", 10).await().atMost(WAIT));
         assertEquals(List.of(), store.shardCountDisagreements(), "another application's count is no disagreement here");
-        assertFalse(overview.queues().stream().anyMatch(q -> q.name().startsWith("dv-other") || q.name().equals("dv-renamed")));
+        assertEquals(":1", RedisTestServer.command(RedisTestServer.sharedUrl(), "DEL", "devui-json-rpc:{dv-other}:shards"));
+        store.recordShardCountsNow();
+        await().during(Duration.ofMillis(500)).atMost(WAIT).until(() -> RedisTestServer
+                .command(RedisTestServer.sharedUrl(), "EXISTS", "devui-json-rpc:{dv-other}:shards").equals(":0"));
     }
 
     @Test

@@ -51,9 +51,10 @@ public class StaticScheduleReplacedLogTest {
                     && r.getLevel().intValue() == Level.INFO.intValue())
             .assertLogRecords(records -> assertTrue(records.stream().anyMatch(r -> r.getMessage() != null
                     && String.format(r.getMessage(), r.getParameters()).equals("The recurring schedule '0 0 3 * * ?' of "
-                            + Nightly.class.getName() + "#run() replaced another definition stored for its job nightly"
-                            + " (a new deployment; or, if this repeats, another application with the same key prefix,"
-                            + " queue and another schedule)")),
+                            + Nightly.class.getName()
+                            + "#run() replaced what was stored for its job nightly (another definition after a new deployment,"
+                            + " or a dead letter; if this repeats at each start, another application with the same key"
+                            + " prefix and queue and another schedule)")),
                     "no INFO of the replaced schedule"));
 
     static class Nightly {

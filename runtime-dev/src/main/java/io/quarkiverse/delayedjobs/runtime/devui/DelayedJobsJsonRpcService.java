@@ -3,7 +3,9 @@ package io.quarkiverse.delayedjobs.runtime.devui;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 import jakarta.inject.Singleton;
 
@@ -12,16 +14,21 @@ import io.quarkiverse.delayedjobs.QueueStats;
 import io.quarkiverse.delayedjobs.ReactiveDelayedScheduler;
 import io.quarkiverse.delayedjobs.runtime.HandlerDefinition;
 import io.quarkiverse.delayedjobs.runtime.HandlerRegistry;
+import io.quarkiverse.delayedjobs.runtime.JobArguments;
 import io.quarkiverse.delayedjobs.runtime.config.DelayedJobsRuntimeConfig;
 import io.quarkiverse.delayedjobs.runtime.cron.ConfigExpressions;
 import io.quarkiverse.delayedjobs.runtime.redis.JobStore;
+import io.quarkiverse.delayedjobs.runtime.redis.QueueKeys;
 import io.quarkus.runtime.annotations.JsonRpcDescription;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.Future;
 
 /**
- * The JSON-RPC methods behind the Dev UI page of the extension. Each one goes through the public
- * {@link ReactiveDelayedScheduler}, so the page sees what an application sees, and none blocks the event loop the
- * Dev UI calls it on. Results are plain records of strings and numbers; a failure (a bad argument, Redis down) fails
+ * The JSON-RPC methods behind the Dev UI page of the extension. On the application's queues each one goes through the
+ * public {@link ReactiveDelayedScheduler}, so the page sees what an application sees; the other queues found in Redis
+ * are read and acted on through the {@link JobStore} with their recorded shard counts ({@link #asStored}). None
+ * blocks the event loop the Dev UI calls it on. Results are plain records of strings and numbers; a failure (a bad argument,
+ * Redis down) fails
  * the call with the scheduler's message, which the page shows.
  */
 @Singleton
@@ -95,12 +102,13 @@ public class DelayedJobsJsonRpcService {
         Map<String, HandlerDefinition> known = new TreeMap<>();
         config.queues().keySet().forEach(name -> known.put(name, null));
         handlers.handlers().forEach(handler -> known.put(handler.queue(), handler));
-        Uni<List<QueueView>> ours = views(known.entrySet().stream().map(e -> view(e.getKey(), e.getValue())).toList());
+        Uni<List<QueueView>> ours = views(
+                known.entrySet().stream().map(e -> view(e.getKey(), e.getValue(), scheduler.stats(e.getKey()))).toList());
         Uni<Reading<List<QueueView>>> others = read(Uni.createFrom().completionStage(
                 () -> store.storedQueues().toCompletionStage()))
                 .flatMap(stored -> stored.value() == null ? Uni.createFrom().item(new Reading<>(List.of(), stored.error()))
                         : views(stored.value().stream().filter(name -> !known.containsKey(name))
-                                .map(this::storedView).toList())
+                                .map(name -> view(name, null, asStored(name, store::stats))).toList())
                                 .map(views -> new Reading<>(views, null)));
         return Uni.combine().all().unis(ours, others).with((queues, other) -> new Overview(config.enabled(),
                 config.keyPrefix(), queues, other.value(), other.error()));
@@ -115,13 +123,13 @@ public class DelayedJobsJsonRpcService {
      * schedule and its figures are read side by side, so that a Redis that does not answer holds the page for one
      * {@code redis-timeout}, not two.
      */
-    private Uni<QueueView> view(String queue, HandlerDefinition handler) {
+    private Uni<QueueView> view(String queue, HandlerDefinition handler, Uni<QueueStats> stats) {
         String method = handler == null ? null : handler.method();
         String cron = handler == null ? null : resolved(handler.cron());
         String zone = handler == null ? null : zone(resolved(handler.timeZone()));
         Uni<Reading<String>> armed = cron == null ? Uni.createFrom().item(new Reading<>(null, null))
                 : read(armedOccurrence(queue));
-        return Uni.combine().all().unis(armed, read(scheduler.stats(queue))).with((next, figures) -> {
+        return Uni.combine().all().unis(armed, read(stats)).with((next, figures) -> {
             QueueStats s = figures.value();
             return s == null
                     ? new QueueView(queue, method, cron, zone, next.value(), next.error(), null, null, null, null,
@@ -129,22 +137,6 @@ public class DelayedJobsJsonRpcService {
                     : new QueueView(queue, method, cron, zone, next.value(), next.error(), s.pending(), s.running(),
                             s.dead(), s.nextDueAt().map(Instant::toString).orElse(null), s.lag().toMillis(), null);
         });
-    }
-
-    /**
-     * A queue found in Redis that this application does not use: its figures by the shard count recorded for it, so
-     * that another application's settings do not count as a disagreement of this one's (which readiness reports).
-     */
-    private Uni<QueueView> storedView(String queue) {
-        return read(Uni.createFrom().completionStage(() -> store.storedStats(queue).toCompletionStage()))
-                .map(figures -> {
-                    QueueStats s = figures.value();
-                    return s == null
-                            ? new QueueView(queue, null, null, null, null, null, null, null, null, null, null,
-                                    figures.error())
-                            : new QueueView(queue, null, null, null, null, null, s.pending(), s.running(), s.dead(),
-                                    s.nextDueAt().map(Instant::toString).orElse(null), s.lag().toMillis(), null);
-                });
     }
 
     /** What a reading gave, or why it failed. */
@@ -184,25 +176,45 @@ public class DelayedJobsJsonRpcService {
     @JsonRpcDescription("Reads the pending, running or dead job with that id; null when there is none")
     public Uni<JobView> find(@JsonRpcDescription("The queue of the job") String queue,
             @JsonRpcDescription("The id of the job") String id) {
-        return scheduler.find(queue, id).map(job -> job.map(JobView::of).orElse(null));
+        Uni<Optional<JobInfo>> found = ours(queue) ? scheduler.find(queue, id)
+                : asStored(queue, k -> store.find(k, JobArguments.id(id)));
+        return found.map(job -> job.map(JobView::of).orElse(null));
     }
 
     @JsonRpcDescription("Removes the pending, running, recurring or dead job with that id; false when there was none")
     public Uni<Boolean> cancel(@JsonRpcDescription("The queue of the job") String queue,
             @JsonRpcDescription("The id of the job") String id) {
-        return scheduler.cancel(queue, id);
+        return ours(queue) ? scheduler.cancel(queue, id) : asStored(queue, k -> store.cancel(k, JobArguments.id(id)));
     }
 
     @JsonRpcDescription("Lists the newest dead letters of a queue")
     public Uni<List<JobView>> deadLetters(@JsonRpcDescription("The queue") String queue,
             @JsonRpcDescription("The most dead letters listed, 1 to 10000") int limit) {
-        return scheduler.deadLetters(queue, limit).map(jobs -> jobs.stream().map(JobView::of).toList());
+        Uni<List<JobInfo>> dead = ours(queue) ? scheduler.deadLetters(queue, limit)
+                : asStored(queue, k -> store.deadLetters(k, JobArguments.limit(limit)));
+        return dead.map(jobs -> jobs.stream().map(JobView::of).toList());
     }
 
     @JsonRpcDescription("Moves a dead letter back to the pending jobs, due now, with its attempts reset; false when"
             + " the queue has no dead letter with that id")
     public Uni<Boolean> requeue(@JsonRpcDescription("The queue of the dead letter") String queue,
             @JsonRpcDescription("The id of the dead letter") String id) {
-        return scheduler.requeue(queue, id);
+        return ours(queue) ? scheduler.requeue(queue, id) : asStored(queue, k -> store.requeue(k, JobArguments.id(id)));
+    }
+
+    /** Whether the queue has a handler here or settings under {@code quarkus.delayed-jobs.queues}. */
+    private boolean ours(String queue) {
+        return config.queues().containsKey(queue) || handlers.handlers().stream().anyMatch(h -> h.queue().equals(queue));
+    }
+
+    /**
+     * An operation on a queue this application does not use, with the shard count recorded for it, and without the
+     * checks of the public API that would make another application's count a disagreement of this one (readiness
+     * DOWN) or record the queue's count again at each poll interval ({@link JobStore#asStored}). The arguments are
+     * checked as the public API checks them.
+     */
+    private <T> Uni<T> asStored(String queue, Function<QueueKeys, Future<T>> operation) {
+        return Uni.createFrom().completionStage(
+                () -> store.asStored(JobArguments.queue(queue), operation).toCompletionStage());
     }
 }

@@ -56,8 +56,11 @@ class DelayedJobsReadinessCheck implements AsyncHealthCheck {
     private final String queue;
     /** The keys of each shard looked at: the first one, or on a cluster every one. */
     private final List<List<String>> shards;
-    /** The queue's wake channel, whose PUBLISH and SUBSCRIBE the probe asks the ACL about. */
-    private final String wakeChannel;
+    /**
+     * What the probe asks the ACL about besides the commands: PUBLISH on the queue's wake channel, and SUBSCRIBE to it
+     * when this instance runs workers (a producer-only instance subscribes to nothing).
+     */
+    private final List<Object> channel;
 
     DelayedJobsReadinessCheck(JobStore store, HandlerRegistry registry) {
         this.store = store;
@@ -67,7 +70,8 @@ class DelayedJobsReadinessCheck implements AsyncHealthCheck {
         int count = store.cluster() ? QueueSettings.of(store.config(), queue).shards() : 1;
         QueueKeys keys = new QueueKeys(store.config().keyPrefix(), queue, count);
         this.shards = IntStream.range(0, count).mapToObj(keys::shard).toList();
-        this.wakeChannel = keys.wakeChannel();
+        boolean subscribes = store.config().enabled() && !registry.handlers().isEmpty();
+        this.channel = List.of(keys.wakeChannel(), subscribes ? "1" : "");
     }
 
     @Override
@@ -97,7 +101,7 @@ class DelayedJobsReadinessCheck implements AsyncHealthCheck {
 
     /** Runs the script on a shard: null when it ran, or why not. */
     private Uni<Throwable> look(List<String> keys) {
-        return Uni.createFrom().completionStage(() -> store.run(Script.HEALTH, keys.subList(0, 1), List.of(wakeChannel))
+        return Uni.createFrom().completionStage(() -> store.run(Script.HEALTH, keys.subList(0, 1), channel)
                 .toCompletionStage())
                 .ifNoItem().after(TIMEOUT)
                 .failWith(() -> new TimeoutException("Redis did not answer within " + TIMEOUT.toMillis() + " ms"))

@@ -116,13 +116,17 @@ public final class ClusterConnections implements StoreConnection {
         return answer;
     }
 
+    /** Scans each master of the last slot map; counted as a call in flight, which {@link #close()} waits for. */
     @Override
     public Future<List<String>> keys(String pattern) {
-        return owners().compose(map -> {
+        inFlight.started();
+        Future<List<String>> keys = owners().compose(map -> {
             List<Future<List<String>>> each = Arrays.stream(map).filter(e -> e != null).distinct()
                     .map(master -> StoreConnection.scan(request -> sendTo(master, request, false), pattern)).toList();
             return Future.all(each).map(all -> each.stream().flatMap(f -> f.result().stream()).toList());
         });
+        keys.onComplete(ar -> vertx.runOnContext(v -> inFlight.ended()));
+        return keys;
     }
 
     /** {@code deadline}: until when ({@link System#nanoTime()}) the call is sent again on {@code TRYAGAIN}. */

@@ -485,10 +485,12 @@ public class JobStore implements AutoCloseable {
     }
 
     public Future<Boolean> cancel(String queue, String id) {
-        return withQueueKeys(queue, k -> {
-            int shard = k.shardOf(id);
-            return run(Script.CANCEL, k.shard(shard), List.of(id, k.wakeChannel(), shard)).map(r -> r.toInteger() == 1);
-        });
+        return withQueueKeys(queue, k -> cancel(k, id));
+    }
+
+    public Future<Boolean> cancel(QueueKeys k, String id) {
+        int shard = k.shardOf(id);
+        return run(Script.CANCEL, k.shard(shard), List.of(id, k.wakeChannel(), shard)).map(r -> r.toInteger() == 1);
     }
 
     public Future<Boolean> reschedule(String queue, String id, long dueOrDelayMs, boolean relative) {
@@ -500,17 +502,21 @@ public class JobStore implements AutoCloseable {
     }
 
     public Future<Optional<JobInfo>> find(String queue, String id) {
-        return withQueueKeys(queue, k -> run(Script.FIND, k.shard(k.shardOf(id)), List.of(id)).map(r -> {
+        return withQueueKeys(queue, k -> find(k, id));
+    }
+
+    public Future<Optional<JobInfo>> find(QueueKeys k, String id) {
+        return run(Script.FIND, k.shard(k.shardOf(id)), List.of(id)).map(r -> {
             if (r == null) {
                 return Optional.empty();
             }
             JobInfo.State state = JobInfo.State.valueOf(r.get(0).toString());
-            JobInfo info = info(queue, id, state, r.get(1), r.get(2), r.get(3));
+            JobInfo info = info(k.queue(), id, state, r.get(1), r.get(2), r.get(3));
             // A pending job in retry backoff runs at its score, not at the due time it was scheduled for.
             return Optional.of(state != JobInfo.State.PENDING ? info
-                    : new JobInfo(queue, id, state, Instant.ofEpochMilli(r.get(4).toLong()), info.attempts(),
+                    : new JobInfo(k.queue(), id, state, Instant.ofEpochMilli(r.get(4).toLong()), info.attempts(),
                             info.lastError(), info.payload(), info.cron()));
-        }));
+        });
     }
 
     private static JobInfo info(String queue, String id, JobInfo.State state, Response envelope, Response error,
@@ -524,10 +530,12 @@ public class JobStore implements AutoCloseable {
     }
 
     public Future<Boolean> requeue(String queue, String id) {
-        return withQueueKeys(queue, k -> {
-            int shard = k.shardOf(id);
-            return run(Script.REQUEUE, k.shard(shard), List.of(id, k.wakeChannel(), shard)).map(r -> r.toInteger() == 1);
-        });
+        return withQueueKeys(queue, k -> requeue(k, id));
+    }
+
+    public Future<Boolean> requeue(QueueKeys k, String id) {
+        int shard = k.shardOf(id);
+        return run(Script.REQUEUE, k.shard(shard), List.of(id, k.wakeChannel(), shard)).map(r -> r.toInteger() == 1);
     }
 
     public Future<QueueStats> stats(String queue) {
@@ -535,20 +543,24 @@ public class JobStore implements AutoCloseable {
     }
 
     /**
-     * The figures of a queue by the shard count recorded for it, whatever this application's settings say, and without
-     * checking them against it: for the queues of {@link #storedQueues()} that the application does not use.
+     * Runs an operation with the keys of a queue by the shard count recorded for it (the configured one when none is,
+     * or it is no count), without checking that count against this application's settings or remembering the queue:
+     * for the queues of {@link #storedQueues()} that the application does not use, another application's or a renamed
+     * one's. Looking at them through the checked calls would count another application's count as a disagreement of
+     * this one (readiness DOWN), and an agreeing one would be recorded again at each poll interval, so that a removed
+     * queue would keep coming back.
      */
-    public Future<QueueStats> storedStats(String queue) {
+    public <T> Future<T> asStored(String queue, Function<QueueKeys, Future<T>> operation) {
         QueueKeys configured = keysOf(queue);
         return connection.send(configured.shardCountKey(), Request.cmd(Command.GET).arg(configured.shardCountKey()))
                 .recover(e -> fail("read the shard count of queue '" + queue + "'", e)).compose(recorded -> {
                     int shards = recorded == null ? -1 : shardCount(recorded.toString());
-                    return stats(shards < 1 || shards > 1024 ? configured
+                    return operation.apply(shards < 1 || shards > 1024 ? configured
                             : new QueueKeys(config.keyPrefix(), queue, shards));
                 });
     }
 
-    private Future<QueueStats> stats(QueueKeys k) {
+    public Future<QueueStats> stats(QueueKeys k) {
         List<Future<Response>> shards = new ArrayList<>();
         for (int s = 0; s < k.shards(); s++) {
             shards.add(run(Script.STATS, k.shard(s), List.of()));
@@ -574,25 +586,27 @@ public class JobStore implements AutoCloseable {
     }
 
     public Future<List<JobInfo>> deadLetters(String queue, int limit) {
-        return withQueueKeys(queue, k -> {
-            List<Future<Response>> shards = new ArrayList<>();
-            for (int s = 0; s < k.shards(); s++) {
-                shards.add(run(Script.DEAD_LETTERS, k.shard(s), List.of(limit)));
+        return withQueueKeys(queue, k -> deadLetters(k, limit));
+    }
+
+    public Future<List<JobInfo>> deadLetters(QueueKeys k, int limit) {
+        List<Future<Response>> shards = new ArrayList<>();
+        for (int s = 0; s < k.shards(); s++) {
+            shards.add(run(Script.DEAD_LETTERS, k.shard(s), List.of(limit)));
+        }
+        return Future.all(shards).map(all -> {
+            record Dead(long diedAt, JobInfo info) {
             }
-            return Future.all(shards).map(all -> {
-                record Dead(long diedAt, JobInfo info) {
+            List<Dead> dead = new ArrayList<>();
+            for (Future<Response> f : shards) {
+                Response r = f.result();
+                for (int i = 0; i < r.size(); i += 5) {
+                    dead.add(new Dead(r.get(i + 1).toLong(), info(k.queue(), r.get(i).toString(), JobInfo.State.DEAD,
+                            r.get(i + 2), r.get(i + 3), r.get(i + 4))));
                 }
-                List<Dead> dead = new ArrayList<>();
-                for (Future<Response> f : shards) {
-                    Response r = f.result();
-                    for (int i = 0; i < r.size(); i += 5) {
-                        dead.add(new Dead(r.get(i + 1).toLong(), info(queue, r.get(i).toString(), JobInfo.State.DEAD,
-                                r.get(i + 2), r.get(i + 3), r.get(i + 4))));
-                    }
-                }
-                return dead.stream().sorted(Comparator.comparingLong(Dead::diedAt).reversed()).limit(limit)
-                        .map(Dead::info).toList();
-            });
+            }
+            return dead.stream().sorted(Comparator.comparingLong(Dead::diedAt).reversed()).limit(limit)
+                    .map(Dead::info).toList();
         });
     }
 

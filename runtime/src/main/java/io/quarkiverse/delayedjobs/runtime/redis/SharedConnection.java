@@ -213,12 +213,13 @@ final class SharedConnection implements StoreConnection {
         switched.run();
     }
 
-    /** Sends a request to the one server; {@code key} does not matter. */
+    /** Scans the one server. */
     @Override
     public Future<List<String>> keys(String pattern) {
         return StoreConnection.scan(request -> send(null, request), pattern);
     }
 
+    /** Sends a request to the one server; {@code key} does not matter. */
     @Override
     public Future<Response> send(String key, Request request) {
         return send(request, false);

@@ -230,9 +230,11 @@ public class DelayedJobsEngine {
             if (scheduled.result() == ScheduleResult.REPLACED) {
                 // A rollout that changed it, or, when it keeps coming back, another application with the same key
                 // prefix and queue and another schedule: the two replace each other's at each start.
-                LOG.infof("The recurring schedule '%s' of %s replaced another definition stored for its job %s"
-                        + " (a new deployment; or, if this repeats, another application with the same key prefix,"
-                        + " queue and another schedule)", schedule.expression(), handler.method(), handler.queue());
+                // Also a last occurrence left as a dead letter, which the registration arms again.
+                LOG.infof("The recurring schedule '%s' of %s replaced what was stored for its job %s (another"
+                        + " definition after a new deployment, or a dead letter; if this repeats at each start, another"
+                        + " application with the same key prefix and queue and another schedule)", schedule.expression(),
+                        handler.method(), handler.queue());
             } else {
                 LOG.debugf("Recurring schedule '%s' of %s: %s", schedule.encode(), handler.method(), scheduled.result());
             }

@@ -57,17 +57,14 @@ for _ = 1, #KEYS, 9 do
   end
   at = at + 5 + 3 * acks
 end
--- Of what a claim writes, only the acks that re-arm a recurring job may publish.
-local denied = rearms and publishDenied(ARGV[5])
-if denied then
-  return redis.error_reply(denied)
-end
 local now = (serverNow())
 local leaseMs = tonumber(ARGV[1])
 local maxAttempts = tonumber(ARGV[2])
 local deadShare = tonumber(ARGV[3])
 local retention = tonumber(ARGV[4])
-local channel = ARGV[5]
+-- Of what a claim writes, only the acks that re-arm a recurring job publish: when the ACL lets them (see
+-- publishDenied in common.lua).
+local channel = (rearms and publishDenied(ARGV[5])) and '' or ARGV[5]
 -- Dead letters past their retention go a few at a time, so that they go even when no job dies any more.
 local pastRetention = decimal(now - retention)
 -- out[1], the clock, is read again as the call ends.

@@ -144,7 +144,11 @@ end
 
 -- Why this Redis user may not publish on the wake channel, or nil. Redis keeps what a script wrote before a command it
 -- refused, so a script that may publish asks its ACL first, before it writes anything: a schedule whose PUBLISH the
--- ACL refused failed its caller with its job stored, which then ran (a security trial).
+-- ACL refused failed its caller with its job stored, which then ran (a security trial). A producer's script then
+-- refuses. A worker's script (an ack that re-arms a recurring job, a retry, a hand-back) writes without the
+-- wake-up, passing '' as the channel: refused, it would stop its shard's claims or leave its job to its lease, while the
+-- worker learns the shard's next time from its claims and the other instances from their looks at each poll interval;
+-- readiness is DOWN meanwhile.
 local function publishDenied(channel)
   if redis.acl_check_cmd('PUBLISH', channel, '') then
     return nil
@@ -347,7 +351,7 @@ end
 -- the shard: no member scores lower. Counting them costs less than reading the head with its score, which Redis prints
 -- as a double for Lua to read back. A job that ties with the head wakes the workers too, which is harmless.
 local function wakeIfEarliest(score, runAt, channel, shard)
-  if redis.call('ZCOUNT', shardKeys[1], '-inf', '(' .. score) == 0 then
+  if channel ~= '' and redis.call('ZCOUNT', shardKeys[1], '-inf', '(' .. score) == 0 then
     redis.call('PUBLISH', channel, shard .. ':' .. decimal(runAt))
   end
 end

@@ -5,10 +5,7 @@
 -- KEYS: the nine keys of the shard (see common.lua)
 -- ARGV: 1 wake channel, 2 shard index, then pairs: job id, token
 -- Returns the number of jobs handed back.
-local denied = publishDenied(ARGV[1])
-if denied then
-  return redis.error_reply(denied)
-end
+local channel = publishDenied(ARGV[1]) and '' or ARGV[1] -- see publishDenied in common.lua
 local released = 0
 for i = 3, #ARGV, 2 do
   local id = ARGV[i]
@@ -19,7 +16,7 @@ for i = 3, #ARGV, 2 do
       released = released + 1
       due = tonumber(due)
       endRunning(id, token)
-      wakeIfEarliest(addPending(id, payload, due, due, math.max(0, tonumber(attempts) - 1)), due, ARGV[1], ARGV[2])
+      wakeIfEarliest(addPending(id, payload, due, due, math.max(0, tonumber(attempts) - 1)), due, channel, ARGV[2])
     end
   end
 end

@@ -21,17 +21,14 @@ local due, attempts, token, payload = string.match(env, ENVELOPE)
 if token == '' or token ~= ARGV[2] then -- a dead letter's token is empty
   return {0, 0}
 end
-local denied = publishDenied(ARGV[9])
-if denied then
-  return redis.error_reply(denied)
-end
 local now = serverNow()
 local gaveUp = ARGV[8] == 'dead' or tonumber(attempts) >= tonumber(ARGV[5])
 if ARGV[11] ~= '' and (gaveUp or now + tonumber(ARGV[3]) >= tonumber(ARGV[11])) then
   local nextDue = tonumber(ARGV[11])
   redis.call('HSET', shardKeys[5], id, ARGV[4])
   endRunning(id, token)
-  wakeIfEarliest(addPending(id, payload, nextDue, nextDue, 0), nextDue, ARGV[9], ARGV[10])
+  wakeIfEarliest(addPending(id, payload, nextDue, nextDue, 0), nextDue, publishDenied(ARGV[9]) and '' or ARGV[9],
+      ARGV[10]) -- see publishDenied in common.lua
   return {3, nextDue}
 end
 if gaveUp then
@@ -43,5 +40,6 @@ local at = now + tonumber(ARGV[3])
 -- The job keeps its original due time: lateness and JobContext.dueAt() refer to it.
 redis.call('HSET', shardKeys[5], id, ARGV[4])
 endRunning(id, token)
-wakeIfEarliest(addPending(id, payload, at, tonumber(due), tonumber(attempts)), at, ARGV[9], ARGV[10])
+wakeIfEarliest(addPending(id, payload, at, tonumber(due), tonumber(attempts)), at,
+    publishDenied(ARGV[9]) and '' or ARGV[9], ARGV[10]) -- see publishDenied in common.lua
 return {1, at}
