@@ -98,6 +98,22 @@ public class ChannelDeniedTest {
     }
 
     @Test
+    void anAclRefusalSaysWhatTheUserLacks() {
+        // Keys of another prefix only: Redis does not say which key.
+        assertEquals("+OK", RedisTestServer.command(URL, "ACL", "SETUSER", USER, "resetkeys", "~elsewhere:*"));
+        DelayedJobsException keys = assertThrows(DelayedJobsException.class,
+                () -> scheduler.schedule("chan-" + System.nanoTime(), "k", "x", Duration.ofMinutes(1)));
+        assertTrue(keys.getMessage().contains("(the Redis user needs the keys of the key prefix: ~" + PREFIX + ":*)"),
+                keys.getMessage());
+        // A command the scripts run: Redis names neither it nor the line's command.
+        allow(URL, "&" + PREFIX + ":*", "+subscribe", "-hsetnx");
+        DelayedJobsException command = assertThrows(DelayedJobsException.class,
+                () -> scheduler.schedule("chan", "c", "x", Duration.ofMinutes(1)));
+        assertTrue(command.getMessage().contains("the readiness check names the commands"), command.getMessage());
+        assertTrue(HealthEndpoints.get(HealthEndpoints.READY).body().contains("HSETNX"));
+    }
+
+    @Test
     void withoutTheChannelsTheWorkersStillRunAcknowledgeAndReArmTheStoredJobs() {
         scheduler.schedule("chan", "stored-before", "x", Duration.ofSeconds(2));
         scheduler.recurring("chan", "every-second", "* * * * * ?", ZoneOffset.UTC, "tick");

@@ -414,12 +414,31 @@ public class JobStore implements AutoCloseable {
         return request;
     }
 
-    private static <T> Future<T> fail(String what, Throwable cause) {
+    private <T> Future<T> fail(String what, Throwable cause) {
         if (cause instanceof DelayedJobsException) {
             return Future.failedFuture(cause);
         }
         // Some failures carry no message (a connection closed under a call, at a Sentinel switch): their class tells.
-        return Future.failedFuture(new DelayedJobsException("Redis failed to " + what + ": " + Causes.message(cause), cause));
+        return Future.failedFuture(new DelayedJobsException("Redis failed to " + what + ": " + Causes.message(cause)
+                + deniedHint(cause.getMessage()), cause));
+    }
+
+    /**
+     * What an ACL refusal does not say: Redis names neither the key a user may not touch nor the command a script may
+     * not run (a security trial read "can't run this command or subcommand script: a2d7…").
+     */
+    private String deniedHint(String message) {
+        if (message == null) {
+            return "";
+        }
+        if (message.startsWith("NOPERM") && message.contains("keys")
+                || message.contains("user executing the script can't access at least one of the keys")) {
+            return " (the Redis user needs the keys of the key prefix: ~" + config.keyPrefix() + ":*)";
+        }
+        if (message.contains("user executing the script can't run this command")) {
+            return " (the readiness check names the commands and channels the Redis user may not use)";
+        }
+        return "";
     }
 
     /** Outcome of {@code schedule}: what happened and the due time the stored job has. */
