@@ -70,7 +70,7 @@ class UnstartedWorkerTest {
         QueueWorker worker = new QueueWorker(new QueueKeys("unstarted", "q", SHARDS), QueueSettings.of(config, "q"),
                 store, null, vertx, dueTimer, Duration.ofSeconds(30), new OccurrencePlanner(1),
                 new FailedCalls(Logger.getLogger(QueueWorker.class), "the calls of the queue workers"),
-                new LostLeases(Logger.getLogger(QueueWorker.class)));
+                new LostLeases(Logger.getLogger(QueueWorker.class), System::nanoTime));
 
         worker.wakeAll();
         drain(worker);

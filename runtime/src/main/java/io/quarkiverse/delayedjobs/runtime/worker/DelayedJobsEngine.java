@@ -118,7 +118,7 @@ public class DelayedJobsEngine {
         }
         OccurrencePlanner planner = new OccurrencePlanner(config.catchUpLimit());
         FailedCalls failedCalls = new FailedCalls(Logger.getLogger(QueueWorker.class), "the calls of the queue workers");
-        LostLeases lostLeases = new LostLeases(Logger.getLogger(QueueWorker.class));
+        LostLeases lostLeases = new LostLeases(Logger.getLogger(QueueWorker.class), System::nanoTime);
         dueTimer = new DueTimer();
         Map<String, QueueWorker> byChannel = new HashMap<>();
         List<StartedWorker> views = new ArrayList<>();

@@ -1,6 +1,7 @@
 package io.quarkiverse.delayedjobs.runtime.worker;
 
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 import org.jboss.logging.Logger;
 
@@ -16,17 +17,20 @@ final class LostLeases {
     private static final long QUIET_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final Logger log;
+    private final LongSupplier nanoTime;
     private boolean warned;
     private long lastWarningNanos;
     private int sinceWarning;
 
-    LostLeases(Logger log) {
+    /** {@code nanoTime}: {@link System#nanoTime()}, or a test's clock. */
+    LostLeases(Logger log, LongSupplier nanoTime) {
         this.log = log;
+        this.nanoTime = nanoTime;
     }
 
     /** {@code message} names the delivery and says what became of it. */
     synchronized void lost(String message) {
-        long now = System.nanoTime();
+        long now = nanoTime.getAsLong();
         if (warned && now - lastWarningNanos < QUIET_NANOS) {
             sinceWarning++;
             log.debug(message);
