@@ -7,7 +7,8 @@
 -- naming what it may not: a user without the channels has its schedules refused, and its workers learn of new jobs
 -- only by looking at their shards.
 -- KEYS: 1 any key of a shard (the node that holds it answers)
--- ARGV: 1 the queue's wake channel, 2 '1' when the instance subscribes to it (runs workers), else ''
+-- ARGV: 1 the queue's wake channel, 2 '1' when the instance subscribes to it (runs workers), else ''; both optional:
+--       without them (a probe written before they were added) the channels are not asked about
 -- Returns whether the key exists.
 local key = KEYS[1]
 local checks = {
@@ -15,9 +16,12 @@ local checks = {
   {'HLEN', key}, {'HINCRBY', key, 'f', '1'}, {'INCR', key}, {'INCRBY', key, '1'}, {'EXISTS', key},
   {'ZADD', key, '1', 'm'}, {'ZREM', key, 'm'}, {'ZCARD', key}, {'ZCOUNT', key, '0', '1'}, {'ZSCORE', key, 'm'},
   {'ZRANGE', key, '0', '1'}, {'ZRANGEBYSCORE', key, '0', '1'}, {'ZREVRANGE', key, '0', '1'},
-  {'ZREMRANGEBYRANK', key, '0', '1'}, {'GET', key}, {'SET', key, 'v'}, {'TIME'}, {'PUBLISH', ARGV[1], 'm'}
+  {'ZREMRANGEBYRANK', key, '0', '1'}, {'GET', key}, {'SET', key, 'v'}, {'TIME'}
 }
-if ARGV[2] == '1' then
+if ARGV[1] then
+  checks[#checks + 1] = {'PUBLISH', ARGV[1], 'm'}
+end
+if ARGV[1] and ARGV[2] == '1' then
   checks[#checks + 1] = {'SUBSCRIBE', ARGV[1]}
 end
 local denied = {}
