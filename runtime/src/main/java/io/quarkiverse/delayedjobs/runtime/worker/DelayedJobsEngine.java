@@ -228,9 +228,8 @@ public class DelayedJobsEngine {
         }
         return store.recurring(handler.queue(), handler.queue(), "null", schedule).map(scheduled -> {
             if (scheduled.result() == ScheduleResult.REPLACED) {
-                // A rollout that changed it, or, when it keeps coming back, another application with the same key
-                // prefix and queue and another schedule: the two replace each other's at each start.
-                // Also a last occurrence left as a dead letter, which the registration arms again.
+                // A rollout that changed it, a last occurrence left as a dead letter (armed again), or, when it comes
+                // back at each start, another application with the same key prefix and queue and another schedule.
                 LOG.infof("The recurring schedule '%s' of %s replaced what was stored for its job %s (another"
                         + " definition after a new deployment, or a dead letter; if this repeats at each start, another"
                         + " application with the same key prefix and queue and another schedule)", schedule.expression(),
