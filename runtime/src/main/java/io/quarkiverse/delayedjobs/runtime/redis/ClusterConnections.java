@@ -116,6 +116,26 @@ public final class ClusterConnections implements StoreConnection {
         return answer;
     }
 
+    @Override
+    public Future<Response> sendElsewhere(String node, Request request) {
+        if (node == null) {
+            return send(null, request);
+        }
+        inFlight.started();
+        Future<Response> answer = owners().compose(map -> {
+            String[] others = Arrays.stream(map).filter(e -> e != null && !e.equals(node)).distinct()
+                    .toArray(String[]::new);
+            // The master that answered last, as for the calls any node takes, unless it is that node or left the map.
+            String last = lastAnswered;
+            String endpoint = last != null && Arrays.asList(others).contains(last) ? last
+                    : others.length == 0 ? node : others[Math.floorMod(nextNode.getAndIncrement(), others.length)];
+            return sendTo(endpoint, request, false);
+        });
+        answer.onComplete(ar -> vertx.runOnContext(v -> inFlight.ended()));
+        answer.onFailure(e -> refreshSoon());
+        return answer;
+    }
+
     /** Scans each master of the last slot map; counted as a call in flight, which {@link #close()} waits for. */
     @Override
     public Future<List<String>> keys(String pattern) {

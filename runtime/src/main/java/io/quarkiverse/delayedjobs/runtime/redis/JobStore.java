@@ -497,6 +497,16 @@ public class JobStore implements AutoCloseable {
                 .recover(e -> fail("publish on " + channel, e));
     }
 
+    /**
+     * Publishes a message on a node other than {@code node} when the shards are on a cluster (another master), as
+     * {@link #publish} elsewhere: a message that comes back to a subscriber on {@code node} then went through the
+     * cluster, and proves that node still belongs to it.
+     */
+    public Future<Response> publishElsewhere(String channel, String message, String node) {
+        return connection.sendElsewhere(node, Request.cmd(Command.PUBLISH).arg(channel).arg(message))
+                .recover(e -> fail("publish on " + channel, e));
+    }
+
     /** The Redis server's clock, in ms since the epoch. */
     public Future<Long> time() {
         return connection.send(null, Request.cmd(Command.TIME)).recover(e -> fail("read the time", e))

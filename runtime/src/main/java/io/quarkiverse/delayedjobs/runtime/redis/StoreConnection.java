@@ -25,6 +25,14 @@ interface StoreConnection {
     Future<Response> send(String key, Request request);
 
     /**
+     * Sends a request that any node takes to a node other than {@code node} (an endpoint of {@link #nodeOf}) when there
+     * is one: on a cluster, another master of the map; elsewhere, the one server.
+     */
+    default Future<Response> sendElsewhere(String node, Request request) {
+        return send(null, request);
+    }
+
+    /**
      * The keys that match {@code pattern} (of {@code SCAN ... MATCH}), on every server that holds keys: each master of a
      * cluster by the last slot map.
      */
