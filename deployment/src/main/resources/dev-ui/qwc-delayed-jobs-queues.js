@@ -168,25 +168,30 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
                 ? html`<span class="muted">This application has no @Delayed handler and no queue configured under
                     quarkus.delayed-jobs.queues. Find a job of any queue below.</span>`
                 : ''}
-            ${overview && overview.queues.length > 0 ? html`
-                <vaadin-grid .items=${overview.queues} all-rows-visible theme="row-stripes wrap-cell-content">
-                    <vaadin-grid-column header="Queue" auto-width flex-grow="0"
-                        ${columnBodyRenderer(q => html`<code>${q.name}</code>`, [])}></vaadin-grid-column>
-                    <vaadin-grid-column header="Handler here" flex-grow="2"
-                        ${columnBodyRenderer(q => this._handler(q), [])}></vaadin-grid-column>
-                    <vaadin-grid-column header="Pending" auto-width flex-grow="0" text-align="end"
-                        ${columnBodyRenderer(q => this._figure(q, q.pending), [])}></vaadin-grid-column>
-                    <vaadin-grid-column header="Running" auto-width flex-grow="0" text-align="end"
-                        ${columnBodyRenderer(q => this._figure(q, q.running), [])}></vaadin-grid-column>
-                    <vaadin-grid-column header="Dead" auto-width flex-grow="0" text-align="end"
-                        ${columnBodyRenderer(q => this._figure(q, q.dead), [])}></vaadin-grid-column>
-                    <vaadin-grid-column header="Next due" flex-grow="1"
-                        ${columnBodyRenderer(q => this._nextDue(q), [])}></vaadin-grid-column>
-                    <vaadin-grid-column header="Lag" auto-width flex-grow="0" text-align="end"
-                        ${columnBodyRenderer(q => q.error ? '' : this._duration(q.lagMillis), [])}></vaadin-grid-column>
-                </vaadin-grid>` : ''}
+            ${overview && overview.queues.length > 0 ? this._queueGrid(overview.queues, true) : ''}
             ${this._renderOtherQueues()}
         `;
+    }
+
+    /** A table of queues with their figures; {@code withHandler}: with the column of the handler here. */
+    _queueGrid(queues, withHandler) {
+        return html`
+            <vaadin-grid .items=${queues} all-rows-visible theme="row-stripes wrap-cell-content">
+                <vaadin-grid-column header="Queue" auto-width flex-grow="0"
+                    ${columnBodyRenderer(q => html`<code>${q.name}</code>`, [])}></vaadin-grid-column>
+                ${withHandler ? html`<vaadin-grid-column header="Handler here" flex-grow="2"
+                    ${columnBodyRenderer(q => this._handler(q), [])}></vaadin-grid-column>` : ''}
+                <vaadin-grid-column header="Pending" auto-width flex-grow="0" text-align="end"
+                    ${columnBodyRenderer(q => this._figure(q, q.pending), [])}></vaadin-grid-column>
+                <vaadin-grid-column header="Running" auto-width flex-grow="0" text-align="end"
+                    ${columnBodyRenderer(q => this._figure(q, q.running), [])}></vaadin-grid-column>
+                <vaadin-grid-column header="Dead" auto-width flex-grow="0" text-align="end"
+                    ${columnBodyRenderer(q => this._figure(q, q.dead), [])}></vaadin-grid-column>
+                <vaadin-grid-column header="Next due" flex-grow="1"
+                    ${columnBodyRenderer(q => this._nextDue(q), [])}></vaadin-grid-column>
+                <vaadin-grid-column header="Lag" auto-width flex-grow="0" text-align="end"
+                    ${columnBodyRenderer(q => q.error ? '' : this._duration(q.lagMillis), [])}></vaadin-grid-column>
+            </vaadin-grid>`;
     }
 
     /** The application's queues, then the others found in Redis. */
@@ -207,21 +212,7 @@ export class QwcDelayedJobsQueues extends QwcHotReloadElement {
                 worker of this application runs their jobs.</span>
             ${overview.otherQueuesError
                 ? html`<div class="error">Redis could not be searched for them: ${overview.otherQueuesError}</div>` : ''}
-            ${overview.otherQueues.length > 0 ? html`
-                <vaadin-grid .items=${overview.otherQueues} all-rows-visible theme="row-stripes wrap-cell-content">
-                    <vaadin-grid-column header="Queue" auto-width flex-grow="0"
-                        ${columnBodyRenderer(q => html`<code>${q.name}</code>`, [])}></vaadin-grid-column>
-                    <vaadin-grid-column header="Pending" auto-width flex-grow="0" text-align="end"
-                        ${columnBodyRenderer(q => this._figure(q, q.pending), [])}></vaadin-grid-column>
-                    <vaadin-grid-column header="Running" auto-width flex-grow="0" text-align="end"
-                        ${columnBodyRenderer(q => this._figure(q, q.running), [])}></vaadin-grid-column>
-                    <vaadin-grid-column header="Dead" auto-width flex-grow="0" text-align="end"
-                        ${columnBodyRenderer(q => this._figure(q, q.dead), [])}></vaadin-grid-column>
-                    <vaadin-grid-column header="Next due" flex-grow="1"
-                        ${columnBodyRenderer(q => this._nextDue(q), [])}></vaadin-grid-column>
-                    <vaadin-grid-column header="Lag" auto-width flex-grow="0" text-align="end"
-                        ${columnBodyRenderer(q => q.error ? '' : this._duration(q.lagMillis), [])}></vaadin-grid-column>
-                </vaadin-grid>` : ''}
+            ${overview.otherQueues.length > 0 ? this._queueGrid(overview.otherQueues, false) : ''}
         `;
     }
 
